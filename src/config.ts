@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+const num = (fallback: number) => z.coerce.number().nonnegative().default(fallback);
+
+/** Everything casework reads from the environment, validated once at start. */
+export const ConfigSchema = z.object({
+  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().default('casework'),
+  TEMPORAL_API_KEY: z.string().optional(),
+  TEMPORAL_TLS: z.enum(['true', 'false']).optional(),
+  TEMPORAL_TLS_CERT_PATH: z.string().optional(),
+  TEMPORAL_TLS_KEY_PATH: z.string().optional(),
+  TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
+  DATABASE_URL: z.string().optional(),
+  /** Where the embedded Postgres keeps its files when DATABASE_URL is unset. */
+  CASEWORK_DATA_DIR: z.string().default('.data'),
+  CASEWORK_DB_POOL_SIZE: int(8),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: z.string().optional(),
+  CASEWORK_MODEL: z.string().default('claude-sonnet-4-5'),
+  CASEWORK_MAX_TOKENS: int(2048),
+  CASEWORK_MODEL_TIMEOUT_MS: int(120_000),
+  CASEWORK_MAX_STEPS: int(40),
+  CASEWORK_MAX_CONCURRENT_ACTIVITIES: int(20),
+  /** USD per million uncached input tokens; cache write and read are multiples of it. */
+  CASEWORK_PRICE_INPUT_PER_MTOK: num(4),
+  CASEWORK_PRICE_OUTPUT_PER_MTOK: num(20),
+  CASEWORK_PRICE_CACHE_WRITE_MULTIPLIER: num(1.25),
+  CASEWORK_PRICE_CACHE_READ_MULTIPLIER: num(0.1),
+  CASEWORK_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+/** Validated configuration. */
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Raised when the environment holds a value casework cannot use; names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads and validates configuration from an environment (process.env by default). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const defined = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = ConfigSchema.safeParse(defined);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,31 @@
+/** A database that could not be reached in time; says where it was looked for. */
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError';
+}
+
+/** A row that must exist did not (or belongs to another customer, which looks the same). */
+export class NotFoundError extends Error {
+  override name = 'NotFoundError';
+}
+
+/** A write that broke a uniqueness or check rule the caller can fix. */
+export class ConstraintError extends Error {
+  override name = 'ConstraintError';
+  constructor(message: string, readonly sqlstate: string) {
+    super(message);
+  }
+}
+
+const CONSTRAINT_CODES = new Set(['23505', '23503', '23514', '23502', '22P02', '22001']);
+const UNAVAILABLE_CODES = new Set(['57P01', '57P03', '08000', '08001', '08003', '08006', '53300']);
+
+/** Maps a pg error to casework's typed errors by SQLSTATE; returns other errors unchanged. */
+export function mapPgError(error: unknown): unknown {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== 'string') return error;
+  if (CONSTRAINT_CODES.has(code)) return new ConstraintError((error as Error).message, code);
+  if (UNAVAILABLE_CODES.has(code) || ['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND'].includes(code)) {
+    return new DatabaseUnavailableError((error as Error).message);
+  }
+  return error;
+}

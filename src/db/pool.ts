@@ -1,0 +1,87 @@
+import { Pool, type PoolClient } from 'pg';
+import type { Config } from '../config';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded';
+import { DatabaseUnavailableError } from './errors';
+
+/** The role application queries run as; row-level security binds it (it owns nothing, bypasses nothing). */
+export const APP_ROLE = 'casework_app';
+
+/** casework's database handles: `admin` (migrations, seeding) and `app` (everything else, under RLS). */
+export interface Database {
+  url: string;
+  embedded: boolean;
+  admin: Pool;
+  app: Pool;
+  close(): Promise<void>;
+}
+
+const CONNECT_TIMEOUT_MS = 8_000;
+
+/** Opens a pool whose every connection acts as `role` when given. */
+export function openPool(url: string, max: number, role?: string): Pool {
+  const pool = new Pool({ connectionString: url, max, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // Idle clients that lose their server emit 'error'; without a listener that crashes the process.
+  pool.on('error', () => undefined);
+  if (role) pool.on('connect', (client) => void client.query(`SET ROLE ${role}`).catch(() => undefined));
+  return pool;
+}
+
+/** Fails within seconds, naming the address, when Postgres cannot be reached. */
+export async function checkReachable(pool: Pool, url: string): Promise<void> {
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    const where = url.replace(/\/\/[^@/]*@/, '//');
+    throw new DatabaseUnavailableError(
+      `cannot reach Postgres at ${where}: ${(error as Error).message}. ` +
+        'Start Postgres or set DATABASE_URL; unset, casework runs an embedded Postgres.',
+    );
+  }
+}
+
+/** Connects to DATABASE_URL, or starts the embedded Postgres when it is unset. */
+export async function openDatabase(config: Config, options: { dataDir?: string } = {}): Promise<Database> {
+  let embedded: EmbeddedPostgres | undefined;
+  let url = config.DATABASE_URL;
+  if (!url) {
+    embedded = await startEmbeddedPostgres({
+      dataDir: options.dataDir ?? config.CASEWORK_DATA_DIR,
+      maxConnections: config.CASEWORK_DB_POOL_SIZE * 2 + 4,
+    });
+    url = embedded.url;
+  }
+  const admin = openPool(url, 2);
+  await checkReachable(admin, url);
+  const app = openPool(url, config.CASEWORK_DB_POOL_SIZE, APP_ROLE);
+  return {
+    url,
+    embedded: Boolean(embedded),
+    admin,
+    app,
+    async close() {
+      await Promise.allSettled([admin.end(), app.end()]);
+      await embedded?.stop();
+    },
+  };
+}
+
+/**
+ * Runs `fn` in one transaction scoped to a customer: row-level security policies read
+ * `casework.customer_id`, so a query that forgets its filter still sees only this customer.
+ */
+export async function withCustomer<T>(pool: Pool, customerId: string, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  if (!customerId) throw new Error('withCustomer needs a customer id');
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query("SELECT set_config('casework.customer_id', $1, true)", [customerId]);
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+/** Largest customer message accepted in one ticket event, in characters. */
+export const MAX_MESSAGE_CHARS = 20_000;
+
+/** The kinds of ticket event casework reacts to. */
+export const TicketEventType = z.enum(['ticket.created', 'ticket.message', 'ticket.closed']);
+
+/**
+ * A support-ticket event from the ticketing system. `customerId` is the customer the
+ * ticketing system authenticated; casework never takes a customer id from message text.
+ */
+export const TicketEvent = z.object({
+  eventId: z.string().min(1).max(200),
+  type: TicketEventType,
+  ticketId: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'letters, digits, "-" and "_" only (1-100 characters)'),
+  customerId: z.string().min(1).max(100),
+  message: z.string().max(MAX_MESSAGE_CHARS, `at most ${MAX_MESSAGE_CHARS} characters`).default(''),
+  receivedAt: z.iso.datetime({ offset: true }),
+});
+/** A validated ticket event. */
+export type TicketEvent = z.infer<typeof TicketEvent>;
+
+/** Raised when an event fails validation; `issues` names each bad field. */
+export class InvalidEventError extends Error {
+  override name = 'InvalidEventError';
+  constructor(readonly issues: string[]) {
+    super(`invalid ticket event: ${issues.join('; ')}`);
+  }
+}
+
+/** Formats zod issues as "field: problem" strings a person can act on. */
+export function describeIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(event)'}: ${issue.message}`);
+}
+
+/** Parses an unknown value as a ticket event, or throws InvalidEventError naming the bad fields. */
+export function parseTicketEvent(value: unknown): TicketEvent {
+  const parsed = TicketEvent.safeParse(value);
+  if (!parsed.success) throw new InvalidEventError(describeIssues(parsed.error));
+  if (parsed.data.type !== 'ticket.closed' && parsed.data.message.trim() === '') {
+    throw new InvalidEventError(['message: must not be empty for ' + parsed.data.type]);
+  }
+  return parsed.data;
+}
+
+/** The workflow id of the investigation for a ticket. */
+export function investigationId(ticketId: string): string {
+  return `investigation-${ticketId}`;
+}

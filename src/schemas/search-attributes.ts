@@ -1,0 +1,19 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/** Search attributes the investigation upserts, so operators can filter runs in the web UI. */
+export const SA = {
+  customerId: defineSearchAttributeKey('CaseworkCustomerId', SearchAttributeType.KEYWORD),
+  ticketId: defineSearchAttributeKey('CaseworkTicketId', SearchAttributeType.KEYWORD),
+  status: defineSearchAttributeKey('CaseworkStatus', SearchAttributeType.KEYWORD),
+  step: defineSearchAttributeKey('CaseworkStep', SearchAttributeType.INT),
+  inputTokens: defineSearchAttributeKey('CaseworkInputTokens', SearchAttributeType.INT),
+} as const;
+
+/** The same attributes as `Name=Type` pairs for `temporal server start-dev --search-attribute`. */
+export const SEARCH_ATTRIBUTE_FLAGS: string[] = [
+  'CaseworkCustomerId=Keyword',
+  'CaseworkTicketId=Keyword',
+  'CaseworkStatus=Keyword',
+  'CaseworkStep=Int',
+  'CaseworkInputTokens=Int',
+];

@@ -1,0 +1,28 @@
+/** Who a tool call is for. `customerId` is the authenticated customer from the ticket event. */
+export interface ToolContext {
+  customerId: string;
+  ticketId: string;
+  workflowId: string;
+  toolUseId: string;
+}
+
+/** One tool call as the workflow hands it to its activity. `input` is validated in the activity. */
+export interface ToolCall {
+  name: string;
+  input: unknown;
+  context: ToolContext;
+}
+
+/** A tool's answer, ready to become a `tool_result` block. */
+export interface ToolOutcome {
+  content: string;
+  is_error: boolean;
+}
+
+/**
+ * A failure the model should see and can act on (unknown order, refund not approved): it becomes a
+ * `tool_result` with `is_error: true` instead of failing the activity. Other errors retry.
+ */
+export class ToolError extends Error {
+  override name = 'ToolError';
+}
