@@ -1,0 +1,80 @@
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { Model } from '../model/port';
+import { toActivityFailure } from '../model/errors';
+import { CaseNotes, caseNotesJsonSchema, emptyCaseNotes, mergeCaseNotes, renderTranscriptForNotes } from '../schemas/case-notes';
+import { NO_USAGE, type ModelReply, type ModelRequest, type TokenUsage } from '../schemas/model';
+
+// Compaction (design text 12.10.5, section 3): the older part of a long conversation is
+// summarised by a model into CaseNotes fields, then merged in code with the notes of earlier
+// compactions, so nothing is re-summarised and repeated compaction does not drift.
+
+/** The summariser's instructions (design text: keep exact numbers, invent nothing). */
+export const COMPACTION_INSTRUCTIONS =
+  'Summarise this support case into the fields given. Keep exact order numbers, amounts and dates. ' +
+  'Include only facts stated in the conversation. Give each fact its source in brackets (the tool name, or "customer"). ' +
+  'In already_offered, list everything the customer has been told or offered.';
+
+/** The summariser's system prompt. */
+export const COMPACTION_SYSTEM = 'You write structured case notes for a customer-support investigation. Reply with the JSON object only.';
+
+/** The summariser's reply budget (design text: max_tokens=2000). */
+export const COMPACTION_MAX_TOKENS = 2_000;
+
+/** The summariser's reply was not CaseNotes JSON; thrown so the activity retries. */
+export class CaseNotesParseError extends Error {
+  override name = 'CaseNotesParseError';
+}
+
+/** The compaction request for some messages: structured output against the CaseNotes schema. */
+export function compactionRequest(messages: readonly MessageParam[]): ModelRequest {
+  return {
+    purpose: 'compact',
+    system: [{ type: 'text', text: COMPACTION_SYSTEM }],
+    tools: [],
+    messages: [{ role: 'user', content: [{ type: 'text', text: `${COMPACTION_INSTRUCTIONS}\n\n${renderTranscriptForNotes(messages)}` }] }],
+    max_tokens: COMPACTION_MAX_TOKENS,
+    output_schema: caseNotesJsonSchema(),
+  };
+}
+
+/** The CaseNotes in a reply's text (a bare JSON object, or one fenced as ```json). */
+export function parseCaseNotes(reply: ModelReply): CaseNotes {
+  const text = reply.content
+    .filter((b) => b.type === 'text')
+    .map((b) => (b as { text: string }).text)
+    .join('')
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new CaseNotesParseError(`compaction reply is not JSON: ${text.slice(0, 120)}`);
+  }
+  const parsed = CaseNotes.safeParse(json);
+  if (!parsed.success) {
+    throw new CaseNotesParseError(`compaction reply is not CaseNotes: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data;
+}
+
+/** Builds the compaction activity over the model port. */
+export function createCompactionActivities(deps: { model: Model }) {
+  return {
+    /** Summarises `messages` into CaseNotes and merges them into `previous`, field by field. */
+    async compactConversation(input: { messages: MessageParam[]; previous: CaseNotes | null }): Promise<{ notes: CaseNotes; usage: TokenUsage }> {
+      if (input.messages.length === 0) {
+        return { notes: input.previous ?? emptyCaseNotes(), usage: { ...NO_USAGE } };
+      }
+      let reply: ModelReply;
+      try {
+        reply = await deps.model.create(compactionRequest(input.messages));
+      } catch (error) {
+        throw toActivityFailure(error);
+      }
+      return { notes: mergeCaseNotes(input.previous, parseCaseNotes(reply)), usage: reply.usage };
+    },
+  };
+}
+
