@@ -22,7 +22,24 @@ export const ConfigSchema = z.object({
   CASEWORK_MODEL: z.string().default('claude-sonnet-4-5'),
   CASEWORK_MAX_TOKENS: int(2048),
   CASEWORK_MODEL_TIMEOUT_MS: int(120_000),
+  /** Most model calls for one customer turn before the case goes to a person. */
   CASEWORK_MAX_STEPS: int(40),
+  CASEWORK_MAX_STEPS_PER_RUN: int(500),
+  CASEWORK_CLEAR_EVERY: int(10),
+  CASEWORK_KEEP_RECENT: int(3),
+  CASEWORK_CACHE_TTL_SECONDS: int(300),
+  CASEWORK_COMPACT_ABOVE_TOKENS: int(30_000),
+  CASEWORK_KEEP_LAST_MESSAGES: int(8),
+  /** An answered ticket closes (and its case is recorded) after this long without a follow-up. */
+  CASEWORK_FOLLOW_UP_WINDOW_SECONDS: int(86_400),
+  CASEWORK_APPROVAL_REMINDER_HOURS: num(24),
+  CASEWORK_APPROVAL_TIMEOUT_HOURS: num(72),
+  /** Who may decide refunds and up to how many cents: "name:limit,name:limit". */
+  CASEWORK_APPROVERS: z.string().default('support-lead:50000,duty-manager:200000'),
+  CASEWORK_THINKING: z.enum(['true', 'false']).default('false'),
+  /** Months a remembered note lives before it expires. */
+  CASEWORK_NOTE_TTL_MONTHS: int(12),
+  CASEWORK_METRICS_PORT: int(0),
   CASEWORK_MAX_CONCURRENT_ACTIVITIES: int(20),
   /** USD per million uncached input tokens; cache write and read are multiples of it. */
   CASEWORK_PRICE_INPUT_PER_MTOK: num(4),

@@ -42,7 +42,16 @@ async function waitForHealth(cli: string, address: string, child: ChildProcess, 
  * attributes registered), or reuses a server already listening there. `dbFile` keeps history
  * across restarts; without it the server is in memory.
  */
-export async function startDevServer(options: { port?: number; uiPort?: number; dbFile?: string; headless?: boolean } = {}): Promise<DevServer> {
+export interface DevServerOptions {
+  port?: number;
+  uiPort?: number;
+  dbFile?: string;
+  headless?: boolean;
+  /** Dynamic config values, e.g. { 'limit.historyCount.suggestContinueAsNew': 1000 }. */
+  dynamicConfig?: Record<string, string | number | boolean>;
+}
+
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const port = options.port ?? 7233;
   const uiPort = options.uiPort ?? 8233;
   const address = `127.0.0.1:${port}`;
@@ -56,6 +65,7 @@ export async function startDevServer(options: { port?: number; uiPort?: number; 
   else args.push('--ui-port', String(uiPort));
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   for (const flag of SEARCH_ATTRIBUTE_FLAGS) args.push('--search-attribute', flag);
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: false });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {

@@ -21,6 +21,12 @@ export const TOOL_SPECS = {
     input: z.object({ order_id: orderId }),
     runs: 'activity',
   },
+  list_orders: {
+    name: 'list_orders',
+    description: "This customer's most recent orders, newest first, with status and courier. Use it when the customer does not give an order number.",
+    input: z.object({ limit: z.number().int().min(1).max(10).default(5) }),
+    runs: 'activity',
+  },
   get_tracking_events: {
     name: 'get_tracking_events',
     description: 'Courier tracking events for an order, newest first, with courier codes translated to words. Paged.',

@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import type { Model } from '../port';
+import type { ModelReply, ModelRequest } from '../../schemas/model';
+import { estimateBlockTokens } from '../../workflows/tokens';
+import { offlineBulkRead } from './bulk-reader';
+import { createPromptCache, canonicalJson, type PromptCache } from './cache';
+import { offlineCompact } from './compactor';
+import { decide, toContent } from './investigator';
+
+/** The offline model's name in every reply and output. */
+export const OFFLINE_MODEL = 'offline-investigator (deterministic test double)';
+
+/** Options for the offline model; the clock only feeds the simulated prompt cache. */
+export interface OfflineModelOptions {
+  cache?: PromptCache;
+  now?: () => number;
+}
+
+/**
+ * A deterministic test double of the model alone: it reads the request the workflow built
+ * (conversation, tool results, memory block) and answers in Messages API shapes, with usage from
+ * the token estimator and a simulated prompt cache. The same request always gives the same reply.
+ */
+export function createOfflineModel(options: OfflineModelOptions = {}): Model {
+  const cache = options.cache ?? createPromptCache();
+  const now = options.now ?? Date.now;
+  return {
+    label: 'offline investigator (deterministic test double; set ANTHROPIC_API_KEY for Claude)',
+    offline: true,
+    async create(request: ModelRequest): Promise<ModelReply> {
+      if (request.purpose === 'compact') return offlineCompact(request);
+      if (request.purpose === 'bulk_read') return offlineBulkRead(request);
+      const seed = createHash('sha256').update(canonicalJson(request.messages)).digest('hex').slice(0, 16);
+      const { content, stop_reason } = toContent(decide(request), seed);
+      const outputTokens = content.reduce((n, block) => n + estimateBlockTokens(block), 0);
+      return {
+        id: `msg_off_${seed}`,
+        model: OFFLINE_MODEL,
+        content,
+        stop_reason,
+        usage: cache.account(request, now(), outputTokens),
+      };
+    },
+  };
+}

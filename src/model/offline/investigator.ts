@@ -1,0 +1,222 @@
+import type { ContentBlock, StopReason } from '@anthropic-ai/sdk/resources/messages';
+import type { ModelRequest } from '../../schemas/model';
+import { called, latestResult, readConversation, type ConversationView, type SeenCall } from './conversation';
+import { composeFollowUp, composeReply, money, type CaseFacts, type CaseKind } from './replies';
+
+/** What the investigator decided this step: tool calls (with an optional opening line) or a reply. */
+export interface Decision {
+  text?: string;
+  calls: { name: string; input: Record<string, unknown> }[];
+}
+
+type Obj = Record<string, unknown>;
+
+const ORDER_PATTERNS = [/\border\s*(?:#|no\.?|number)?\s*(\d{3,6})\b/i, /#(\d{3,6})\b/];
+const REMEMBER_PATTERNS = [
+  /remember(?: for the future| this)?\s*[:,-]\s*([^\n]+)/i,
+  /([^.\n]*\bdeliver(?:y|ies)\b[^.\n]*\b(?:must|should|always)\b[^.\n]*)/i,
+  /([^.\n]*\bI (?:always )?prefer\b[^.\n]*)/i,
+];
+const DIRECTIVE_CALL = /#call:([a-z_]+)(?:\s+(\{[^\n]*\}))?/i;
+const DIRECTIVE_DRILL = /#drill:(\d{1,4})/i;
+
+function orderIdIn(text: string): string | undefined {
+  for (const pattern of ORDER_PATTERNS) {
+    const match = pattern.exec(text);
+    if (match) return match[1];
+  }
+  return undefined;
+}
+
+function factToRemember(text: string): string | undefined {
+  for (const pattern of REMEMBER_PATTERNS) {
+    const match = pattern.exec(text);
+    if (match) return match[1].trim().replace(/^[,;:\s]+/, '');
+  }
+  return undefined;
+}
+
+/** The last earlier-case order the customer memory block mentions, if any. */
+function rememberedOrder(view: ConversationView): string | undefined {
+  const block = /<customer_memory>[\s\S]*<\/customer_memory>/.exec(view.contextBlocks)?.[0] ?? '';
+  return orderIdIn(block);
+}
+
+function refersToEarlier(text: string): boolean {
+  return /\b(last time|again|before|previous(ly)?|same problem)\b/i.test(text);
+}
+
+/** Scripted behaviour for tests: "#call:tool {json}" calls one tool once; "#drill:N" makes N tool calls. */
+function directive(view: ConversationView, text: string): Decision | undefined {
+  const drill = DIRECTIVE_DRILL.exec(text);
+  if (drill) {
+    const steps = Number(drill[1]);
+    const done = view.turnCalls.length;
+    if (done >= steps) return { text: `Drill finished after ${done} tool calls.`, calls: [] };
+    const orderId = orderIdIn(text) ?? '5102';
+    if (done % 5 === 4) return { calls: [{ name: 'write_notes', input: { found: [`drill step ${done + 1}`] } }] };
+    return { calls: [{ name: 'get_tracking_events', input: { order_id: orderId, page: (done % 3) + 1 } }] };
+  }
+  const call = DIRECTIVE_CALL.exec(text);
+  if (!call) return undefined;
+  const [, name, json] = call;
+  const previous = view.turnCalls.find((c) => c.name === name);
+  if (!previous) return { calls: [{ name, input: json ? (JSON.parse(json) as Obj) : {} }] };
+  const outcome = previous.isError ? `failed: ${String(previous.result)}` : `returned: ${JSON.stringify(previous.result).slice(0, 300)}`;
+  return { text: `I tried the ${name} tool and it ${outcome}`, calls: [] };
+}
+
+function classify(text: string, order: Obj | undefined, tracking: Obj | undefined, payments: Obj | undefined): CaseKind {
+  const events = JSON.stringify(tracking?.events ?? []).toLowerCase();
+  if (payments?.possible_duplicate_charge === true || /charged twice|double charge|two charges|charged me twice/i.test(text)) return 'double_charge';
+  if (/wrong building|block [a-z]\b/i.test(text) || events.includes('wrong building')) return 'wrong_building';
+  if (/address (incorrect|wrong)|wrong address|incorrect address/.test(events) || /wrong address|blam/i.test(text)) return 'courier_blames_address';
+  if (/never (arrived|came|got)|not (received|arrived)|didn'?t (arrive|get)|missing/i.test(text)) return 'not_delivered';
+  if (String(order?.status ?? '').toLowerCase().includes('deliver')) return 'not_delivered';
+  return 'general';
+}
+
+const POLICY_TOPIC: Record<CaseKind, string> = {
+  double_charge: 'customer charged twice for one order',
+  not_delivered: 'parcel marked delivered but not received',
+  wrong_building: 'parcel delivered to the wrong building or address',
+  courier_blames_address: 'courier says the address was wrong',
+  general: 'refund policy',
+};
+
+function duplicateAmount(payments: Obj | undefined): number | undefined {
+  const charges = (payments?.charges as Obj[] | undefined) ?? [];
+  if (charges.length < 2) return undefined;
+  return Number(charges[charges.length - 1].amount_cents) || undefined;
+}
+
+function refundAmount(kind: CaseKind, order: Obj | undefined, payments: Obj | undefined): number | undefined {
+  let amount: number | undefined;
+  if (kind === 'double_charge') amount = duplicateAmount(payments);
+  else if (kind === 'not_delivered' || kind === 'wrong_building') amount = Number(order?.total_cents) || undefined;
+  // Never ask for more than the payment records say can still be refunded.
+  const refundable = payments?.refundable_cents;
+  if (amount !== undefined && typeof refundable === 'number') amount = Math.min(amount, refundable);
+  return amount && amount > 0 ? amount : undefined;
+}
+
+/** Needs a fresh result of `name`: never called, or called and since cleared (so call again). */
+function needs(calls: SeenCall[], name: string, orderId?: string): boolean {
+  if (latestResult(calls, name, orderId) !== undefined) return false;
+  const tries = calls.filter((c) => c.name === name && (orderId === undefined || String(c.input.order_id ?? '') === orderId));
+  return tries.length === 0 || tries.every((c) => c.cleared);
+}
+
+/**
+ * The offline investigator's policy: looks at what is visible in the request and decides the
+ * next step of a plausible investigation through the real tools. Deterministic: the same
+ * request always gives the same decision.
+ */
+export function decide(request: ModelRequest): Decision {
+  const view = readConversation(request.messages);
+  const turnText = (view.turnMessages.length ? view.turnMessages : view.allMessages.slice(-1)).join('\n');
+  const scripted = directive(view, turnText);
+  if (scripted) return scripted;
+
+  const calls = view.turnCalls;
+  const everything = view.calls;
+  const opening: Decision['calls'] = [];
+
+  const fact = factToRemember(turnText);
+  if (fact && !called(calls, 'remember')) opening.push({ name: 'remember', input: { fact } });
+
+  const earlierOrder = rememberedOrder(view);
+  const sorry = earlierOrder && refersToEarlier(turnText) && !view.turnCalls.length
+    ? `I'm sorry this has happened again after order ${earlierOrder}. Let me check where the courier left it this time.`
+    : undefined;
+  if (sorry && !called(calls, 'recall')) opening.push({ name: 'recall', input: { query: 'wrong building delivery' } });
+
+  // A follow-up on a case already answered: answer from what was done, unless it names a new order.
+  if (view.repliesSoFar > 0 && !orderIdIn(turnText)) {
+    if (opening.length) return { calls: opening };
+    return { text: composeFollowUp(turnText, everything), calls: [] };
+  }
+
+  let orderId = orderIdIn(turnText);
+  if (!orderId) {
+    const orders = latestResult<Obj>(everything, 'list_orders');
+    if (!orders) {
+      if (needs(calls, 'list_orders')) return { text: sorry, calls: [...opening, { name: 'list_orders', input: {} }] };
+    } else {
+      const list = (orders.orders as Obj[] | undefined) ?? [];
+      orderId = String(list.find((o) => String(o.order_id) !== earlierOrder)?.order_id ?? list[0]?.order_id ?? '');
+    }
+  }
+  if (!orderId) return { text: 'I could not find an order on your account. Could you tell me the order number?', calls: [] };
+
+  if (needs(everything, 'get_order', orderId)) {
+    return { text: sorry, calls: [...opening, { name: 'get_order', input: { order_id: orderId } }] };
+  }
+  if (opening.length) return { text: sorry, calls: opening };
+  const order = latestResult<Obj>(everything, 'get_order', orderId);
+  if (!order && called(calls, 'get_order', orderId)) {
+    const failure = calls.find((c) => c.name === 'get_order' && c.isError);
+    return { text: `I could not look up order ${orderId}: ${String(failure?.result ?? 'unknown error')} Could you check the order number?`, calls: [] };
+  }
+
+  const trackingPages = everything.filter((c) => c.name === 'get_tracking_events' && String(c.input.order_id) === orderId && !c.cleared);
+  const lastPage = trackingPages[trackingPages.length - 1]?.result as Obj | undefined;
+  if (trackingPages.length === 0) return { calls: [{ name: 'get_tracking_events', input: { order_id: orderId, page: 1 } }] };
+  if (lastPage?.next_page && trackingPages.length < 3) {
+    return { calls: [{ name: 'get_tracking_events', input: { order_id: orderId, page: Number(lastPage.next_page) } }] };
+  }
+  if (needs(everything, 'get_payments', orderId)) return { calls: [{ name: 'get_payments', input: { order_id: orderId } }] };
+  const payments = latestResult<Obj>(everything, 'get_payments', orderId);
+
+  if (!called(calls, 'get_earlier_tickets')) return { calls: [{ name: 'get_earlier_tickets', input: { page: 1 } }] };
+  const tickets = latestResult<Obj>(everything, 'get_earlier_tickets');
+  const tracking = trackingPages.map((c) => c.result as Obj).find((r) => r && typeof r === 'object');
+  const kind = classify(turnText, order, tracking, payments);
+  if (tickets?.next_page && !called(calls, 'review_tickets')) {
+    const about = kind === 'double_charge' ? 'a double charge' : kind === 'general' ? 'this problem' : 'the wrong building or a delivery problem';
+    return { calls: [{ name: 'review_tickets', input: { question: `Which earlier tickets mention ${about}?` } }] };
+  }
+
+  if (needs(everything, 'lookup_policy')) return { calls: [{ name: 'lookup_policy', input: { topic: POLICY_TOPIC[kind] } }] };
+  const policy = latestResult<Obj>(everything, 'lookup_policy');
+
+  const amount = refundAmount(kind, order, payments);
+  const refundCall = calls.find((c) => c.name === 'request_refund');
+  if (amount && !refundCall) {
+    const reason =
+      kind === 'double_charge'
+        ? `Customer charged twice for order ${orderId}; refunding the duplicate charge of ${money(amount)}.`
+        : `Order ${orderId}: ${kind === 'wrong_building' ? 'left at the wrong building' : 'marked delivered but not received'}; refund per policy.`;
+    return { calls: [{ name: 'request_refund', input: { order_id: orderId, amount_cents: amount, reason } }] };
+  }
+  const decision = refundCall?.result as Obj | undefined;
+  if (decision?.decision === 'approved' && !called(calls, 'issue_refund')) {
+    return { calls: [{ name: 'issue_refund', input: { request_id: String(decision.request_id) } }] };
+  }
+
+  const facts: CaseFacts = {
+    kind,
+    orderId,
+    order,
+    tracking,
+    trackingEventsSeen: trackingPages.reduce((n, c) => n + (((c.result as Obj)?.events as unknown[]) ?? []).length, 0),
+    payments,
+    policy,
+    review: latestResult<Obj>(everything, 'review_tickets'),
+    recall: latestResult(everything, 'recall'),
+    refundRequest: refundCall?.isError ? { error: String(refundCall.result) } : decision,
+    refund: latestResult<Obj>(calls, 'issue_refund'),
+    earlierOrder,
+  };
+  return { text: composeReply(facts), calls: [] };
+}
+
+/** Turns a decision into Messages API content blocks with deterministic tool_use ids. */
+export function toContent(decision: Decision, idSeed: string): { content: ContentBlock[]; stop_reason: StopReason } {
+  const content: ContentBlock[] = [];
+  if (decision.text) content.push({ type: 'text', text: decision.text, citations: null });
+  decision.calls.forEach((call, index) => {
+    content.push({ type: 'tool_use', id: `toolu_off_${idSeed}_${index}`, name: call.name, input: call.input, caller: { type: 'direct' } } as ContentBlock);
+  });
+  return { content, stop_reason: decision.calls.length ? 'tool_use' : 'end_turn' };
+}

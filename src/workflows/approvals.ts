@@ -1,0 +1,32 @@
+import type { RefundDecision, RefundRequest } from '../schemas/investigation';
+
+/**
+ * Why a refund decision cannot be accepted, or null when it can: the request must be the one
+ * pending, still undecided, and the approver must be on the list with a limit covering the
+ * amount. Shared by the update validator (which rejects before history) and the signal handler.
+ */
+export function decisionProblem(
+  pending: RefundRequest | null,
+  decided: readonly RefundDecision[],
+  decision: RefundDecision,
+): string | null {
+  if (!decision || typeof decision.requestId !== 'string' || !decision.requestId) return 'requestId is required';
+  if (decision.decision !== 'approved' && decision.decision !== 'denied') return 'decision must be "approved" or "denied"';
+  if (typeof decision.approver !== 'string' || !decision.approver.trim()) return 'approver is required';
+  if (decided.some((d) => d.requestId === decision.requestId)) {
+    return `refund request ${decision.requestId} has already been decided`;
+  }
+  if (!pending || pending.request_id !== decision.requestId) {
+    return pending
+      ? `unknown refund request ${decision.requestId}; the pending request is ${pending.request_id}`
+      : `unknown refund request ${decision.requestId}; no refund is waiting for approval`;
+  }
+  const approver = pending.approvers.find((a) => a.name === decision.approver);
+  if (!approver) {
+    return `${decision.approver} may not decide refunds; allowed: ${pending.approvers.map((a) => a.name).join(', ') || 'nobody'}`;
+  }
+  if (decision.decision === 'approved' && pending.amount_cents > approver.limit_cents) {
+    return `${decision.approver} may approve up to ${approver.limit_cents} cents; this refund is ${pending.amount_cents} cents`;
+  }
+  return null;
+}

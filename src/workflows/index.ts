@@ -1,0 +1,2 @@
+// The worker's workflowsPath: every workflow casework runs.
+export { investigation } from './investigation';

@@ -1,0 +1,13 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { InboxMessage, InvestigationStatus, RefundDecision } from '../schemas/investigation';
+
+/** A customer's message (the first one starts the case; later ones are follow-ups). */
+export const customerMessageSignal = defineSignal<[InboxMessage]>('customerMessage');
+/** The ticket was closed in the ticketing system: finish up and record the case. */
+export const closeTicketSignal = defineSignal<[{ eventId: string; customerId: string }]>('closeTicket');
+/** A human's refund decision, for tools that can only signal. Invalid ones are ignored and logged. */
+export const decideRefundSignal = defineSignal<[RefundDecision]>('decideRefund');
+/** A human's refund decision, validated before it reaches history; the caller hears why it was refused. */
+export const decideRefundUpdate = defineUpdate<{ accepted: true; requestId: string; decision: string }, [RefundDecision]>('decideRefund');
+/** Where the investigation stands: step, state, last reply, pending approval, token totals. */
+export const statusQuery = defineQuery<InvestigationStatus>('status');
