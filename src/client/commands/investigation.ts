@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { Config } from '../../config';
+import { InvalidEventError, parseTicketEvent } from '../../schemas/event';
+import { investigationSettings } from '../../settings';
+import { connectClient } from '../../temporal/client';
+import { describeStatus } from '../format';
+import { decideRefund, deliverEvent, readStatus, waitUntilSettled } from '../investigations';
+import { UsageError } from './usage';
+
+type Out = (line: string) => void;
+
+function readEventFile(path: string): unknown {
+  let text: string;
+  try {
+    text = path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read event file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InvalidEventError([`(event): not valid JSON (${(error as Error).message})`]);
+  }
+}
+
+/** `casework ticket <event.json|-> [--wait] [--json]`: start the investigation or signal the running one. */
+export async function ticketCommand(args: string[], config: Config, out: Out): Promise<number> {
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { wait: { type: 'boolean' }, json: { type: 'boolean' } } });
+  if (positionals.length !== 1) throw new UsageError('ticket needs one event file (or - for stdin)');
+  // Validate before connecting: a malformed event starts nothing.
+  const event = parseTicketEvent(readEventFile(positionals[0]));
+  const { client, close } = await connectClient(config);
+  try {
+    const before = await readStatus(client, `investigation-${event.ticketId}`).then((s) => s.step, () => 0);
+    const delivered = await deliverEvent(client, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config) });
+    if (!values.wait) {
+      out(values.json ? JSON.stringify(delivered) : `${event.type} ${event.eventId} delivered to ${delivered.workflowId}`);
+      return 0;
+    }
+    const status = await waitUntilSettled(client, delivered.workflowId, { afterStep: delivered.action === 'closed' ? Infinity : before });
+    if (values.json) out(JSON.stringify(status, null, 2));
+    else describeStatus(status, { uiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE, steps: true }).forEach((l) => out(l));
+    return 0;
+  } finally {
+    await close();
+  }
+}
+
+/** `casework status <workflowId> [--json]`. */
+export async function statusCommand(args: string[], config: Config, out: Out): Promise<number> {
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' }, steps: { type: 'boolean' } } });
+  if (positionals.length !== 1) throw new UsageError('status needs one workflow id, e.g. investigation-T-1001');
+  const { client, close } = await connectClient(config);
+  try {
+    const status = await readStatus(client, positionals[0]);
+    if (values.json) out(JSON.stringify(status, null, 2));
+    else describeStatus(status, { uiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE, steps: values.steps }).forEach((l) => out(l));
+    return 0;
+  } finally {
+    await close();
+  }
+}
+
+/** `casework approve|deny <workflowId> --request <id> --approver <name> [--reason <text>]`. */
+export async function decideCommand(decision: 'approved' | 'denied', args: string[], config: Config, out: Out): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { request: { type: 'string' }, approver: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  if (positionals.length !== 1) throw new UsageError(`${decision === 'approved' ? 'approve' : 'deny'} needs one workflow id`);
+  if (!values.request) throw new UsageError('--request <requestId> is required (see `casework status <workflowId>`)');
+  if (!values.approver) throw new UsageError('--approver <name> is required');
+  const { client, close } = await connectClient(config);
+  try {
+    const result = await decideRefund(client, positionals[0], {
+      requestId: values.request,
+      decision,
+      approver: values.approver,
+      ...(values.reason ? { reason: values.reason } : {}),
+    });
+    out(values.json ? JSON.stringify(result) : `refund ${result.requestId} ${result.decision} by ${values.approver}; the investigation resumes`);
+    return 0;
+  } finally {
+    await close();
+  }
+}

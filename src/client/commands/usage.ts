@@ -1,0 +1,17 @@
+/** The command line was wrong; the CLI prints the message and its usage, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** Every casework command, shown by `casework help` and on a usage error. */
+export const USAGE = `usage: casework <command>
+
+  ticket <event.json|-> [--wait] [--json]   start an investigation or send it a follow-up
+  status <workflowId> [--json] [--steps]     where an investigation stands
+  approve <workflowId> --request <id> --approver <name> [--reason <text>]
+  deny    <workflowId> --request <id> --approver <name> [--reason <text>]
+  worker                                     run a worker (Temporal at TEMPORAL_ADDRESS)
+  serve [--port <n>]                         run the ticket-event HTTP endpoint
+  demo                                       the dispute and Priya's two conversations, end to end
+  memory show|correct|forget --customer <id> ...
+  bench context [--json] | bench memory [--customers <n>] [--notes <n>] [--json]`;

@@ -1,0 +1,67 @@
+import type { InvestigationStatus, StepRecord } from '../schemas/investigation';
+import type { TokenUsage } from '../schemas/model';
+
+// How the CLI and the demo show an investigation to a person. Pure: status in, lines out.
+
+const n = (value: number) => value.toLocaleString('en-US');
+
+/** Tokens sent on one call: uncached + cache write + cache read. */
+export function tokensSent(usage: TokenUsage): number {
+  return usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
+}
+
+/** One table row per step: tools called, tokens sent (split by cache), output, cost. */
+export function stepTable(steps: readonly StepRecord[]): string[] {
+  const header = ['step', 'tools called', 'sent', 'uncached', 'cache write', 'cache read', 'output', 'cost'];
+  const rows = steps.map((s) => [
+    String(s.step),
+    (s.tools.length ? s.tools.join(', ') : '(reply)') + (s.context_event ? `  [${s.context_event}]` : ''),
+    n(tokensSent(s.usage)),
+    n(s.usage.input_tokens),
+    n(s.usage.cache_creation_input_tokens),
+    n(s.usage.cache_read_input_tokens),
+    n(s.usage.output_tokens),
+    `$${s.cost_usd.toFixed(4)}`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
+}
+
+/** The run's totals in one line. */
+export function totalsLine(status: InvestigationStatus): string {
+  const t = status.totals;
+  return (
+    `total: ${status.step} steps, ${n(tokensSent(t))} input tokens sent ` +
+    `(${n(t.input_tokens)} uncached, ${n(t.cache_creation_input_tokens)} cache write, ${n(t.cache_read_input_tokens)} cache read), ` +
+    `${n(t.output_tokens)} output, $${t.cost_usd.toFixed(4)}`
+  );
+}
+
+/** The Temporal web UI page of a workflow. */
+export function workflowUrl(uiUrl: string, namespace: string, workflowId: string): string {
+  return `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
+/** A person-readable status: state, pending approval, last reply, totals. */
+export function describeStatus(status: InvestigationStatus, options: { uiUrl?: string; namespace?: string; steps?: boolean } = {}): string[] {
+  const lines = [
+    `${status.workflowId}  ticket ${status.ticketId}  customer ${status.customerId}`,
+    `state: ${status.status}, step ${status.step}${status.model ? `, model ${status.model}` : ''}${status.continuedAsNew ? `, continued as new ${status.continuedAsNew}x` : ''}`,
+  ];
+  const p = status.pendingApproval;
+  if (p) {
+    const who = p.approvers.map((a) => `${a.name} (up to $${(a.limit_cents / 100).toFixed(2)})`).join(', ');
+    lines.push(
+      `pending refund ${p.request_id}: $${(p.amount_cents / 100).toFixed(2)} on order ${p.order_id}, requested ${p.requested_at}`,
+      `  reason: ${p.reason}`,
+      `  may approve: ${who}`,
+    );
+  }
+  for (const d of status.decisions) lines.push(`refund ${d.requestId} ${d.decision} by ${d.approver}${d.reason ? `: ${d.reason}` : ''}`);
+  if (options.steps && status.steps.length) lines.push('', ...stepTable(status.steps), '');
+  lines.push(totalsLine(status));
+  if (status.lastReply) lines.push('', 'last reply:', ...status.lastReply.split('\n').map((l) => `  ${l}`));
+  if (options.uiUrl) lines.push('', `web UI: ${workflowUrl(options.uiUrl, options.namespace ?? 'default', status.workflowId)}`);
+  return lines;
+}

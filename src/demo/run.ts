@@ -1,0 +1,138 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config';
+import { stepTable, totalsLine, workflowUrl } from '../client/format';
+import { decideRefund, deliverEvent, readStatus, waitUntilSettled } from '../client/investigations';
+import { startLocalStack } from '../devenv/stack';
+import { showMemory } from '../memory/control';
+import { parseTicketEvent, type TicketEvent } from '../schemas/event';
+import type { InvestigationStatus } from '../schemas/investigation';
+import { investigationSettings } from '../settings';
+
+type Out = (line: string) => void;
+
+/** The example events the demo sends, in examples/events. */
+export const EXAMPLES_DIR = resolve(__dirname, '../../examples/events');
+
+/** An example event with a ticket id unique to this run, so a reused dev server never mixes runs. */
+export function exampleEvent(name: string, runTag: string, overrides: Partial<TicketEvent> = {}): TicketEvent {
+  const raw = JSON.parse(readFileSync(resolve(EXAMPLES_DIR, `${name}.json`), 'utf8')) as TicketEvent;
+  return parseTicketEvent({ ...raw, ticketId: `${raw.ticketId}-${runTag}`, eventId: `${raw.eventId}-${runTag}`, ...overrides });
+}
+
+/** Prints each new step as the workflow records it. */
+function stepPrinter(out: Out) {
+  let printed = 0;
+  let headerShown = false;
+  return (status: InvestigationStatus) => {
+    const table = stepTable(status.steps);
+    if (!headerShown && status.steps.length) {
+      out(`    ${table[0]}`);
+      out(`    ${table[1]}`);
+      headerShown = true;
+    }
+    for (const row of table.slice(2 + printed)) out(`    ${row}`);
+    printed = status.steps.length;
+  };
+}
+
+interface Conversation {
+  client: Client;
+  config: Config;
+  out: Out;
+}
+
+async function send(c: Conversation, event: TicketEvent, print: (s: InvestigationStatus) => void): Promise<InvestigationStatus> {
+  const before = await readStatus(c.client, `investigation-${event.ticketId}`).then((s) => s.step, () => 0);
+  const { workflowId } = await deliverEvent(c.client, event, { taskQueue: c.config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(c.config) });
+  c.out(`  -> ${event.type} from ${event.customerId}: "${event.message}"`);
+  return waitUntilSettled(c.client, workflowId, { afterStep: before, onStatus: print, pollMs: 100 });
+}
+
+async function approvePending(c: Conversation, status: InvestigationStatus, approver: string, print: (s: InvestigationStatus) => void): Promise<InvestigationStatus> {
+  const p = status.pendingApproval!;
+  c.out('');
+  c.out(`  PAUSED: refund ${p.request_id} of $${(p.amount_cents / 100).toFixed(2)} on order ${p.order_id} awaits a human.`);
+  c.out(`    reason: ${p.reason}`);
+  c.out(`    the workflow waits durably (reminder after ${c.config.CASEWORK_APPROVAL_REMINDER_HOURS} h, auto-deny after ${c.config.CASEWORK_APPROVAL_TIMEOUT_HOURS} h).`);
+  c.out(`    same as: casework approve ${status.workflowId} --request ${p.request_id} --approver ${approver}`);
+  await decideRefund(c.client, status.workflowId, { requestId: p.request_id, decision: 'approved', approver, reason: 'demo: evidence supports the claim' });
+  c.out(`  APPROVED by ${approver}; the investigation resumes.`);
+  c.out('');
+  return waitUntilSettled(c.client, status.workflowId, { afterStep: status.step, onStatus: print, pollMs: 100 });
+}
+
+function printReply(c: Conversation, status: InvestigationStatus): void {
+  c.out('');
+  c.out(`  ${totalsLine(status)}`);
+  c.out('  reply to the customer:');
+  for (const line of (status.lastReply ?? '(none)').split('\n')) c.out(`    | ${line}`);
+  c.out(`  web UI: ${workflowUrl(c.config.TEMPORAL_UI_URL, c.config.TEMPORAL_NAMESPACE, status.workflowId)}`);
+}
+
+/** Runs one investigation to its reply, approving any refund it asks for. */
+async function investigate(c: Conversation, event: TicketEvent, approver: string): Promise<InvestigationStatus> {
+  const print = stepPrinter(c.out);
+  let status = await send(c, event, print);
+  while (status.status === 'awaiting_approval') status = await approvePending(c, status, approver, print);
+  printReply(c, status);
+  return status;
+}
+
+async function closeTicket(c: Conversation, event: TicketEvent): Promise<InvestigationStatus> {
+  const closing = { ...event, type: 'ticket.closed' as const, eventId: `${event.eventId}-closed`, message: '' };
+  const { workflowId } = await deliverEvent(c.client, closing, { taskQueue: c.config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(c.config) });
+  return waitUntilSettled(c.client, workflowId, { afterStep: Infinity, pollMs: 100 });
+}
+
+/**
+ * `npm run demo`: starts the dev server (web UI on 8233) and an in-memory embedded Postgres,
+ * runs the delivered-but-missing dispute to its refund request, approves it, prints the reply
+ * and the web-UI link; then Priya's two conversations, the second opening "same problem as
+ * last time". With `keepRunning`, waits for Ctrl-C so the web UI stays up.
+ */
+export async function runDemo(config: Config, out: Out, options: { keepRunning?: boolean } = {}): Promise<{ dispute: InvestigationStatus; priya: InvestigationStatus[] }> {
+  const started = Date.now();
+  out('casework demo: starting the Temporal dev server, an embedded Postgres and a worker...');
+  const stack = await startLocalStack(config, { inMemoryDb: true });
+  try {
+    out(`  Temporal ${stack.config.TEMPORAL_ADDRESS} (web UI ${stack.server.uiUrl}${stack.server.startedHere ? '' : ', already running'}); Postgres: embedded, in memory`);
+    out(`  model: ${stack.model.label}`);
+    const c: Conversation = { client: stack.client, config, out };
+    const runTag = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+
+    out('');
+    out('1. The dispute: a parcel marked delivered that never arrived (Dana, order 5102)');
+    const dispute = await investigate(c, exampleEvent('dana-5102', runTag), 'support-lead');
+
+    out('');
+    out("2. Priya, conversation one: order 4471 left at the wrong building");
+    const first = exampleEvent('priya-1', runTag);
+    const one = await investigate(c, first, 'support-lead');
+    const closed = await closeTicket(c, first);
+    out(`  ticket closed (${closed.status}); the post-run pipeline recorded the case in her memory.`);
+    const memory = await showMemory(stack.db.app, first.customerId, { actor: 'demo' });
+    out(`  her memory now: ${memory.notes.length} notes, ${memory.cases.length} cases` +
+      (memory.profile.delivery_instructions ? `; delivery instructions: "${memory.profile.delivery_instructions.value}"` : ''));
+
+    out('');
+    out('3. Priya, conversation two, a new ticket: "Same problem as last time..."');
+    const two = await investigate(c, exampleEvent('priya-2', runTag), 'support-lead');
+
+    out('');
+    out(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s. Filter the web UI's workflow list with: CaseworkStatus="waiting_for_customer"`);
+    out(`  (or CaseworkCustomerId="${first.customerId}"); each run's Queries tab answers "status".`);
+    if (options.keepRunning && stack.server.startedHere) {
+      out('The dev server and worker keep running so the links work. Press Ctrl-C to stop.');
+      await new Promise<void>((resolvePromise) => {
+        process.once('SIGINT', resolvePromise);
+        process.once('SIGTERM', resolvePromise);
+      });
+    }
+    return { dispute, priya: [one, two] };
+  } finally {
+    await stack.stop();
+  }
+}
+

@@ -1,0 +1,59 @@
+import type { Client } from '@temporalio/client';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { Config } from '../config';
+import { migrate } from '../db/migrate';
+import { openDatabase, type Database } from '../db/pool';
+import { seedDemoData } from '../db/seed';
+import type { Model } from '../model/port';
+import { selectModel } from '../model/select';
+import { connectClient } from '../temporal/client';
+import { connectWorker, createWorker } from '../worker';
+import { startDevServer, type DevServer } from './dev-server';
+
+/** Everything a laptop run needs, started in-process: dev server, Postgres, a worker, a client. */
+export interface LocalStack {
+  config: Config;
+  server: DevServer;
+  db: Database;
+  model: Model;
+  client: Client;
+  worker: Worker;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts (or reuses) the Temporal dev server, opens Postgres (DATABASE_URL, or an in-memory
+ * embedded one), migrates and seeds it, and runs a worker in this process. For the demo and
+ * the workflow part of the context bench; production runs `casework worker` instead.
+ */
+export async function startLocalStack(config: Config, options: { model?: Model; inMemoryDb?: boolean } = {}): Promise<LocalStack> {
+  const [host, portText] = config.TEMPORAL_ADDRESS.split(':');
+  if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`the local stack runs its own dev server; TEMPORAL_ADDRESS ${config.TEMPORAL_ADDRESS} is not local`);
+  const uiPort = Number(new URL(config.TEMPORAL_UI_URL).port || 8233);
+  const server = await startDevServer({ port: Number(portText || 7233), uiPort });
+  const stops: (() => Promise<unknown>)[] = [() => server.stop()];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+  };
+  try {
+    const db = await openDatabase(options.inMemoryDb ? { ...config, DATABASE_URL: undefined } : config, options.inMemoryDb ? { dataDir: 'memory://' } : {});
+    stops.push(() => db.close());
+    await migrate(db.admin);
+    await seedDemoData(db.admin);
+    const model = options.model ?? selectModel(config);
+    const connection: NativeConnection = await connectWorker(config);
+    stops.push(() => connection.close());
+    const worker = await createWorker({ config, connection, pool: db.app, model });
+    const running = worker.run();
+    stops.push(async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    });
+    const { client, close } = await connectClient(config);
+    stops.push(close);
+    return { config, server, db, model, client, worker, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,60 @@
+import type { Client } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import type { Pool } from 'pg';
+import { loadConfig, type Config } from '../../src/config';
+import { createOfflineModel } from '../../src/model/offline';
+import type { Model } from '../../src/model/port';
+import { connectClient } from '../../src/temporal/client';
+import { connectWorker, createWorker } from '../../src/worker';
+import { unique } from './db';
+
+/** A worker on its own task queue against the suite's dev server, and a client for it. */
+export interface TestWorker {
+  config: Config;
+  client: Client;
+  worker: Worker;
+  model: Model;
+  taskQueue: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a worker for one test file on the dev server scripts/test.ts started
+ * (TEMPORAL_ADDRESS), with the prebuilt workflow bundle (CASEWORK_WORKFLOW_BUNDLE) when set.
+ */
+export async function startTestWorker(options: { pool: Pool; model?: Model; env?: Record<string, string> }): Promise<TestWorker> {
+  const taskQueue = unique('casework-test');
+  const config = loadConfig({ ...process.env, ...options.env, TEMPORAL_TASK_QUEUE: taskQueue });
+  const model = options.model ?? createOfflineModel();
+  const connection = await connectWorker(config);
+  const worker = await createWorker({ config, connection, pool: options.pool, model, workflowBundlePath: process.env.CASEWORK_WORKFLOW_BUNDLE });
+  const running = worker.run();
+  const { client, close } = await connectClient(config);
+  return {
+    config,
+    client,
+    worker,
+    model,
+    taskQueue,
+    async stop() {
+      await close();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
+
+/** A model port that records every request it is sent, in front of another one. */
+export function recordingModel(inner: Model = createOfflineModel()): Model & { requests: Parameters<Model['create']>[0][] } {
+  const requests: Parameters<Model['create']>[0][] = [];
+  return {
+    label: inner.label,
+    offline: inner.offline,
+    requests,
+    create(request) {
+      requests.push(structuredClone(request));
+      return inner.create(request);
+    },
+  };
+}
