@@ -30,3 +30,10 @@ export function decisionProblem(
   }
   return null;
 }
+
+/** A wait as a person says it: "72 h", "90 min", "5 s". */
+export function describeDuration(ms: number): string {
+  if (ms >= 3_600_000) return `${Math.round((ms / 3_600_000) * 10) / 10} h`;
+  if (ms >= 60_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 1000)} s`;
+}

@@ -25,7 +25,7 @@ import { addUsage, NO_USAGE, type ModelReply } from '../schemas/model';
 import { SA } from '../schemas/search-attributes';
 import { isToolName, TOOL_SPECS, toolDefinitions } from '../tools/specs';
 import type { ToolCall, ToolOutcome } from '../tools/types';
-import { decisionProblem } from './approvals';
+import { decisionProblem, describeDuration } from './approvals';
 import { customerMessageSignal, closeTicketSignal, decideRefundSignal, decideRefundUpdate, statusQuery } from './investigation-api';
 import { SYSTEM_PROMPT } from './prompt';
 import { replyText, toolResultMessage, toParams, toolUses } from './transcript';
@@ -213,7 +213,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
         requestId: request.request_id,
         decision: 'denied',
         approver: 'casework-timer',
-        reason: `no decision within ${Math.round(settings.approvalTimeoutMs / 3_600_000)} h; denied automatically`,
+        reason: `no decision within ${describeDuration(settings.approvalTimeoutMs)}; denied automatically`,
       });
     }
     return decided()!;
@@ -313,6 +313,8 @@ export async function investigation(input: InvestigationInput): Promise<Investig
         const { notes, usage } = await compactConversation({ messages: older, previous: (s.caseNotes as CaseNotes | null) ?? null });
         s.caseNotes = notes;
         s.compactedThrough += split;
+        // The prefix changes here anyway, so the context's copy of the notes catches up for free.
+        s.notesShown = s.agentNotes;
         s.totals = addUsage(s.totals, usage);
         s.costUsd += costOf(usage, settings.prices);
         events.push(`compacted ${split} messages into case notes`);
@@ -400,8 +402,8 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     s.status = 'waiting_for_customer';
   }
 
-  publish('closed');
   await closeCase();
+  publish('closed');
   return status();
 
   async function closeCase(): Promise<void> {

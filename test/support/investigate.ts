@@ -1,5 +1,6 @@
 import { loadConfig } from '../../src/config';
 import { deliverEvent, readStatus, waitUntilSettled } from '../../src/client/investigations';
+import type { investigation } from '../../src/workflows/investigation';
 import { exampleEvent } from '../../src/demo/run';
 import { parseTicketEvent, type TicketEvent } from '../../src/schemas/event';
 import type { InvestigationSettings, InvestigationStatus } from '../../src/schemas/investigation';
@@ -35,5 +36,7 @@ export async function send(tw: TestWorker, event: TicketEvent, settings: Investi
   const workflowId = `investigation-${event.ticketId}`;
   const before = await readStatus(tw.client, workflowId).then((s) => s.step, () => 0);
   await deliverEvent(tw.client, event, { taskQueue: tw.taskQueue, settings });
-  return waitUntilSettled(tw.client, workflowId, { afterStep: event.type === 'ticket.closed' ? Infinity : before, timeoutMs: 240_000 });
+  // A closed ticket ends the run: its result is the final status, written after the case is recorded.
+  if (event.type === 'ticket.closed') return tw.client.workflow.getHandle<typeof investigation>(workflowId).result();
+  return waitUntilSettled(tw.client, workflowId, { afterStep: before, timeoutMs: 240_000 });
 }

@@ -4,6 +4,7 @@ import type { Pool } from 'pg';
 import { loadConfig, type Config } from '../../src/config';
 import { createOfflineModel } from '../../src/model/offline';
 import type { Model } from '../../src/model/port';
+import type { ModelReply, ModelRequest } from '../../src/schemas/model';
 import { connectClient } from '../../src/temporal/client';
 import { connectWorker, createWorker } from '../../src/worker';
 import { unique } from './db';
@@ -45,16 +46,20 @@ export async function startTestWorker(options: { pool: Pool; model?: Model; env?
   };
 }
 
-/** A model port that records every request it is sent, in front of another one. */
-export function recordingModel(inner: Model = createOfflineModel()): Model & { requests: Parameters<Model['create']>[0][] } {
-  const requests: Parameters<Model['create']>[0][] = [];
+/** A model port that records every request it is sent and every reply, in front of another one. */
+export function recordingModel(inner: Model = createOfflineModel()): Model & { requests: ModelRequest[]; replies: ModelReply[] } {
+  const requests: ModelRequest[] = [];
+  const replies: ModelReply[] = [];
   return {
     label: inner.label,
     offline: inner.offline,
     requests,
-    create(request) {
+    replies,
+    async create(request) {
       requests.push(structuredClone(request));
-      return inner.create(request);
+      const reply = await inner.create(request);
+      replies.push(reply);
+      return reply;
     },
   };
 }

@@ -137,7 +137,8 @@ export function decide(request: ModelRequest): Decision {
     return { text: composeFollowUp(turnText, everything), calls: [] };
   }
 
-  let orderId = orderIdIn(turnText);
+  // Tool inputs survive clearing, so an order chosen earlier this turn is still known.
+  let orderId = orderIdIn(turnText) ?? [...calls].reverse().find((c) => c.name === 'get_order' && !c.isError)?.input.order_id?.toString();
   if (!orderId) {
     const orders = latestResult<Obj>(everything, 'list_orders');
     if (!orders) {
@@ -159,10 +160,16 @@ export function decide(request: ModelRequest): Decision {
     return { text: `I could not look up order ${orderId}: ${String(failure?.result ?? 'unknown error')} Could you check the order number?`, calls: [] };
   }
 
-  const trackingPages = everything.filter((c) => c.name === 'get_tracking_events' && String(c.input.order_id) === orderId && !c.cleared);
-  const lastPage = trackingPages[trackingPages.length - 1]?.result as Obj | undefined;
-  if (trackingPages.length === 0) return { calls: [{ name: 'get_tracking_events', input: { order_id: orderId, page: 1 } }] };
-  if (lastPage?.next_page && trackingPages.length < 3) {
+  // Pages already read count even when their results were cleared since; with nothing of the
+  // tracking left in view, page 1 is read again for the reply.
+  const pagesRead = everything.filter((c) => c.name === 'get_tracking_events' && String(c.input.order_id) === orderId && !c.isError);
+  const trackingPages = pagesRead.filter((c) => !c.cleared);
+  const lastRead = pagesRead[pagesRead.length - 1];
+  const lastPage = lastRead?.result as Obj | undefined;
+  if (trackingPages.length === 0) {
+    return { calls: [{ name: 'get_tracking_events', input: { order_id: orderId, page: 1 } }] };
+  }
+  if (!lastRead.cleared && lastPage?.next_page && pagesRead.length < 3) {
     return { calls: [{ name: 'get_tracking_events', input: { order_id: orderId, page: Number(lastPage.next_page) } }] };
   }
   if (needs(everything, 'get_payments', orderId)) return { calls: [{ name: 'get_payments', input: { order_id: orderId } }] };
@@ -173,8 +180,14 @@ export function decide(request: ModelRequest): Decision {
   const tracking = trackingPages.map((c) => c.result as Obj).find((r) => r && typeof r === 'object');
   const kind = classify(turnText, order, tracking, payments);
   if (tickets?.next_page && !called(calls, 'review_tickets')) {
-    const about = kind === 'double_charge' ? 'a double charge' : kind === 'general' ? 'this problem' : 'the wrong building or a delivery problem';
-    return { calls: [{ name: 'review_tickets', input: { question: `Which earlier tickets mention ${about}?` } }] };
+    const about: Record<CaseKind, string> = {
+      double_charge: 'a double charge',
+      not_delivered: 'a parcel marked delivered that never arrived',
+      wrong_building: 'the wrong building',
+      courier_blames_address: 'the courier saying the address was wrong',
+      general: 'this problem',
+    };
+    return { calls: [{ name: 'review_tickets', input: { question: `Which earlier tickets mention ${about[kind]}?` } }] };
   }
 
   if (needs(everything, 'lookup_policy')) return { calls: [{ name: 'lookup_policy', input: { topic: POLICY_TOPIC[kind] } }] };

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+
+// The casework CLI as a person runs it: bad input names what is wrong and starts nothing;
+// an unreachable Temporal or Postgres is reported in seconds, not a hang or a stack trace.
+
+const BIN = resolve(__dirname, '../bin/casework');
+const dir = mkdtempSync(join(tmpdir(), 'casework-cli-'));
+
+function casework(args: string[], env: Record<string, string> = {}) {
+  const started = Date.now();
+  const result = spawnSync(BIN, args, { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, ms: Date.now() - started };
+}
+
+function eventFile(name: string, body: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof body === 'string' ? body : JSON.stringify(body));
+  return path;
+}
+
+const good = { eventId: 'e-cli-1', type: 'ticket.created', ticketId: 'T-cli-1', customerId: 'cust_dana', message: 'Where is order 5102?', receivedAt: '2026-11-30T09:00:00Z' };
+
+test('a malformed event names the bad field, exits 2, and starts nothing', () => {
+  const { ticketId: _omit, ...missing } = good;
+  const r = casework(['ticket', eventFile('missing.json', missing)]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /ticketId/);
+  const bad = casework(['ticket', eventFile('bad-type.json', { ...good, type: 'ticket.opened' })]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /type/);
+  const notJson = casework(['ticket', eventFile('broken.json', '{"eventId": ')]);
+  assert.equal(notJson.code, 2);
+  assert.match(notJson.stderr, /not valid JSON/);
+  // Validation happens before connecting: even with no Temporal at all, nothing hangs.
+  const offline = casework(['ticket', eventFile('missing2.json', missing)], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+  assert.equal(offline.code, 2);
+});
+
+test('an unreachable Temporal is reported within 10 seconds, naming the address', () => {
+  const r = casework(['ticket', eventFile('good.json', good)], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /cannot reach Temporal at 127\.0\.0\.1:1/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  assert.ok(r.ms < 10_000, `took ${r.ms} ms`);
+});
+
+test('an unreachable Postgres is reported within 10 seconds', () => {
+  const r = casework(['memory', 'show', '--customer', 'cust_dana'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /cannot reach Postgres at postgres:\/\/127\.0\.0\.1:1/);
+  assert.ok(r.ms < 10_000, `took ${r.ms} ms`);
+});
+
+test('a status or decision for an unknown workflow says so', () => {
+  const status = casework(['status', 'investigation-does-not-exist']);
+  assert.equal(status.code, 2);
+  assert.match(status.stderr, /no investigation investigation-does-not-exist/);
+  const approve = casework(['approve', 'investigation-does-not-exist', '--request', 'r1', '--approver', 'support-lead']);
+  assert.equal(approve.code, 2);
+  assert.match(approve.stderr, /no investigation investigation-does-not-exist/);
+  const closing = casework(['ticket', eventFile('close.json', { ...good, type: 'ticket.closed', ticketId: 'T-none', message: '' })]);
+  assert.equal(closing.code, 2);
+  assert.match(closing.stderr, /no investigation investigation-T-none/);
+});
+
+test('a usage error prints the usage', () => {
+  const r = casework(['approve', 'investigation-x']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--request/);
+  assert.match(r.stderr, /usage: casework/);
+});

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { Worker } from '@temporalio/worker';
+import { decideRefund, waitUntilSettled } from '../src/client/investigations';
+import type { Database } from '../src/db/pool';
+import { openTestDatabase } from './support/db';
+import { example, send } from './support/investigate';
+import { startTestWorker, type TestWorker } from './support/temporal';
+
+// Determinism: a recorded history must replay against today's workflow code without a
+// nondeterminism error. One history is recorded now; one is committed (test/fixtures) so a
+// change that would break running investigations fails here before it ships.
+
+const FIXTURE = join(__dirname, 'fixtures', 'dispute-history.json');
+const bundle = () =>
+  process.env.CASEWORK_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.CASEWORK_WORKFLOW_BUNDLE } } : { workflowsPath: require.resolve('../src/workflows') };
+
+let db: Database;
+let tw: TestWorker;
+before(async () => {
+  db = await openTestDatabase({ seed: true });
+  tw = await startTestWorker({ pool: db.app });
+});
+after(async () => {
+  await tw?.stop();
+  await db?.close();
+});
+
+test('a whole dispute, approval included, replays deterministically', async () => {
+  const paused = await send(tw, example('dana-5102'));
+  await decideRefund(tw.client, paused.workflowId, { requestId: paused.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
+  await waitUntilSettled(tw.client, paused.workflowId, { afterStep: paused.step });
+  const history = await tw.client.workflow.getHandle(paused.workflowId).fetchHistory();
+  assert.ok((history.events ?? []).length > 50);
+  await Worker.runReplayHistory(bundle(), history, paused.workflowId);
+  // CASEWORK_RECORD_HISTORY=1 npm test -- test/replay.test.ts refreshes the committed fixture.
+  if (process.env.CASEWORK_RECORD_HISTORY === '1') writeFileSync(FIXTURE, historyToJSON(history));
+});
+
+test('the committed dispute history replays against the current code', { skip: !existsSync(FIXTURE) && 'no fixture recorded yet (CASEWORK_RECORD_HISTORY=1)' }, async () => {
+  const history = historyFromJSON(JSON.parse(readFileSync(FIXTURE, 'utf8')));
+  await Worker.runReplayHistory(bundle(), history, 'investigation-fixture');
+});
