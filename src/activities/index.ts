@@ -1,0 +1,29 @@
+import type { Pool } from 'pg';
+import type { Model } from '../model/port';
+import { createBulkReadActivities } from './bulk-read';
+import { createCompactionActivities } from './compaction';
+import { createMemoryActivities } from './memory';
+import { createModelActivities } from './model';
+import { createToolActivities } from './tools';
+
+/** What the activities need from the world; built once, in worker.ts. */
+export interface ActivityDeps {
+  /** The application pool (acts as casework_app, under row-level security). */
+  pool: Pool;
+  model: Model;
+  noteTtlMonths: number;
+}
+
+/** Every activity the Investigation workflow calls, keyed by activity name (tools by tool name). */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createModelActivities({ model: deps.model }),
+    ...createToolActivities({ pool: deps.pool }),
+    ...createMemoryActivities({ pool: deps.pool, noteTtlMonths: deps.noteTtlMonths }),
+    ...createCompactionActivities({ model: deps.model }),
+    ...createBulkReadActivities({ pool: deps.pool, model: deps.model }),
+  };
+}
+
+/** The activity interface the workflow proxies. */
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,245 @@
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Pool, PoolClient } from 'pg';
+import { z } from 'zod';
+import { ToolError, type ToolContext } from '../../tools/types';
+import { defineTool } from './define';
+import { readPayments } from './payments';
+import { scoped } from './scoped';
+import { isoTimestamp } from './shape';
+
+// The refund trail: request_refund asks, a human decides (recordRefundDecision, called by the
+// workflow), issue_refund pays. Each step is idempotent on a natural key, and the database
+// refuses a refund without an approval (refunds.approval_id must name one; a denial has none).
+
+/** A stable id from parts: a retry computes the same id, so it finds the same row. */
+function stableId(prefix: string, ...parts: string[]): string {
+  return `${prefix}_${createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 16)}`;
+}
+
+// Serialises refund writes per order, so two requests cannot both pass the refundable check.
+async function lockOrderRefunds(client: PoolClient, orderId: string): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock(7233002, hashtext($1))', [orderId]);
+}
+
+const RequestRow = z.object({
+  request_id: z.string(),
+  order_id: z.string(),
+  amount_cents: z.number().int(),
+  reason: z.string(),
+  status: z.string(),
+});
+type RequestRow = z.infer<typeof RequestRow>;
+
+const REQUEST_COLUMNS = 'request_id, order_id, amount_cents, reason, status';
+
+/** request_refund's result: the request a human must now decide. */
+export interface RefundRequestResult {
+  request_id: string;
+  order_id: string;
+  amount_cents: number;
+  reason: string;
+  status: string;
+}
+
+function shapeRequest(row: RequestRow): RefundRequestResult {
+  return { request_id: row.request_id, order_id: row.order_id, amount_cents: row.amount_cents, reason: row.reason, status: row.status };
+}
+
+async function requestByToolUse(client: PoolClient, customerId: string, context: ToolContext): Promise<RequestRow | undefined> {
+  const { rows } = await client.query(
+    `SELECT ${REQUEST_COLUMNS} FROM refund_requests WHERE customer_id = $1 AND workflow_id = $2 AND tool_use_id = $3`,
+    [customerId, context.workflowId, context.toolUseId],
+  );
+  return rows.length ? RequestRow.parse(rows[0]) : undefined;
+}
+
+async function requestById(client: PoolClient, customerId: string, requestId: string): Promise<RequestRow | undefined> {
+  const { rows } = await client.query(`SELECT ${REQUEST_COLUMNS} FROM refund_requests WHERE customer_id = $1 AND request_id = $2`, [customerId, requestId]);
+  return rows.length ? RequestRow.parse(rows[0]) : undefined;
+}
+
+/** Requests on an order still waiting for a decision or for their refund: money already spoken for. */
+async function openRequests(client: PoolClient, customerId: string, orderId: string): Promise<RequestRow[]> {
+  const { rows } = await client.query(
+    `SELECT ${REQUEST_COLUMNS} FROM refund_requests
+      WHERE customer_id = $1 AND order_id = $2 AND status IN ('awaiting_approval', 'approved') ORDER BY requested_at, request_id`,
+    [customerId, orderId],
+  );
+  return rows.map((row) => RequestRow.parse(row));
+}
+
+/**
+ * request_refund: records a request for a human to decide; decides nothing. A retry of the same
+ * model call (same workflow and tool_use id) returns the same request. Refuses an order not on
+ * the account and an amount above what can still be refunded, counting requests still open.
+ */
+export async function requestRefund(
+  client: PoolClient,
+  context: ToolContext,
+  input: { order_id: string; amount_cents: number; reason: string },
+): Promise<RefundRequestResult> {
+  const { customerId } = context;
+  await lockOrderRefunds(client, input.order_id);
+  const earlier = await requestByToolUse(client, customerId, context);
+  if (earlier) return shapeRequest(earlier);
+
+  const payments = await readPayments(client, customerId, input.order_id);
+  const open = await openRequests(client, customerId, input.order_id);
+  const reserved = open.reduce((n, r) => n + r.amount_cents, 0);
+  const available = Math.max(0, payments.refundable_cents - reserved);
+  if (input.amount_cents > available) {
+    const pending = open.length ? `, and ${reserved} cents are already requested in ${open.map((r) => r.request_id).join(', ')}` : '';
+    throw new ToolError(
+      `Refund of ${input.amount_cents} cents refused: order ${input.order_id} was charged ${payments.charged_cents} cents, ` +
+        `${payments.refunded_cents} cents are already refunded${pending}, so at most ${available} cents can be requested.`,
+    );
+  }
+
+  const requestId = stableId('req', context.workflowId, context.toolUseId);
+  const inserted = await client.query(
+    `INSERT INTO refund_requests (request_id, customer_id, order_id, amount_cents, reason, workflow_id, tool_use_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING ${REQUEST_COLUMNS}`,
+    [requestId, customerId, input.order_id, input.amount_cents, input.reason.trim(), context.workflowId, context.toolUseId],
+  );
+  const row = inserted.rows[0] ? RequestRow.parse(inserted.rows[0]) : await requestByToolUse(client, customerId, context);
+  if (!row) throw new Error(`refund request ${requestId} was neither inserted nor found`);
+  return shapeRequest(row);
+}
+
+const DecisionRow = z.object({
+  request_id: z.string(),
+  decision: z.enum(['approved', 'denied']),
+  approver: z.string(),
+  reason: z.string().nullable(),
+  decided_at: isoTimestamp,
+  approval_id: z.string().nullable(),
+});
+type DecisionRow = z.infer<typeof DecisionRow>;
+
+async function decisionFor(client: PoolClient, customerId: string, requestId: string): Promise<DecisionRow | undefined> {
+  const { rows } = await client.query(
+    'SELECT request_id, decision, approver, reason, decided_at, approval_id FROM refund_decisions WHERE customer_id = $1 AND request_id = $2',
+    [customerId, requestId],
+  );
+  return rows.length ? DecisionRow.parse(rows[0]) : undefined;
+}
+
+/** What the workflow records once a human (or the approval timer) has decided. */
+export const RefundDecisionInput = z.object({
+  customerId: z.string().min(1),
+  requestId: z.string().min(1),
+  decision: z.enum(['approved', 'denied']),
+  approver: z.string().min(1).max(200),
+  reason: z.string().max(2000).nullish(),
+  decidedAt: z.iso.datetime({ offset: true }),
+});
+/** recordRefundDecision's input. */
+export type RefundDecisionInput = z.input<typeof RefundDecisionInput>;
+
+/** recordRefundDecision's result: the decision on record (the first one), with its approval id when approved. */
+export interface RecordedDecision {
+  approvalId: string | null;
+  decision: 'approved' | 'denied';
+  approver: string;
+  decidedAt: string;
+}
+
+/**
+ * Records a human's decision on a refund request and moves the request's status along. The
+ * first decision wins: a retry, or a second decision, returns the one already recorded.
+ */
+export async function recordDecision(client: PoolClient, input: z.output<typeof RefundDecisionInput>): Promise<RecordedDecision> {
+  const { customerId, requestId } = input;
+  const request = await requestById(client, customerId, requestId);
+  if (!request) {
+    throw ApplicationFailure.create({ type: 'RefundRequestNotFound', nonRetryable: true, message: `No refund request ${requestId} for customer ${customerId}.` });
+  }
+  await client.query(
+    `INSERT INTO refund_decisions (request_id, customer_id, decision, approver, reason, decided_at, approval_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (request_id) DO NOTHING`,
+    [requestId, customerId, input.decision, input.approver, input.reason ?? null, input.decidedAt, input.decision === 'approved' ? stableId('apr', requestId) : null],
+  );
+  const recorded = (await decisionFor(client, customerId, requestId))!;
+  await client.query(
+    `UPDATE refund_requests SET status = $3 WHERE customer_id = $1 AND request_id = $2 AND status = 'awaiting_approval'`,
+    [customerId, requestId, recorded.decision],
+  );
+  return { approvalId: recorded.approval_id, decision: recorded.decision, approver: recorded.approver, decidedAt: recorded.decided_at };
+}
+
+const RefundRow = z.object({ refund_id: z.string(), request_id: z.string(), order_id: z.string(), amount_cents: z.number().int() });
+
+/** issue_refund's result. */
+export interface IssuedRefund {
+  refund_id: string;
+  request_id: string;
+  order_id: string;
+  amount_cents: number;
+  status: 'issued';
+}
+
+async function refundForApproval(client: PoolClient, customerId: string, approvalId: string): Promise<IssuedRefund | undefined> {
+  const { rows } = await client.query('SELECT refund_id, request_id, order_id, amount_cents FROM refunds WHERE customer_id = $1 AND approval_id = $2', [customerId, approvalId]);
+  return rows.length ? { ...RefundRow.parse(rows[0]), status: 'issued' } : undefined;
+}
+
+/**
+ * issue_refund: pays a request only when code has recorded a human approval for it, once per
+ * approval (a retry returns the same refund). Anything else is a ToolError saying why.
+ */
+export async function issueRefund(client: PoolClient, customerId: string, requestId: string): Promise<IssuedRefund> {
+  const request = await requestById(client, customerId, requestId);
+  if (!request) throw new ToolError(`No refund request ${requestId} on this customer's account.`);
+  await lockOrderRefunds(client, request.order_id);
+  const decision = await decisionFor(client, customerId, requestId);
+  if (!decision) {
+    throw new ToolError(
+      `Refund request ${requestId} has no recorded approval: it is still awaiting a human decision, so no refund can be issued. ` +
+        'Do not tell the customer a refund is coming.',
+    );
+  }
+  if (decision.decision !== 'approved' || !decision.approval_id) {
+    throw new ToolError(
+      `Refund request ${requestId} was denied by ${decision.approver}${decision.reason ? ` (${decision.reason})` : ''}, so it cannot be issued. ` +
+        'Tell the customer honestly and offer the next step.',
+    );
+  }
+  const already = await refundForApproval(client, customerId, decision.approval_id);
+  if (already) return already;
+
+  const payments = await readPayments(client, customerId, request.order_id);
+  if (request.amount_cents > payments.refundable_cents) {
+    throw new ToolError(
+      `Refund request ${requestId} is for ${request.amount_cents} cents but only ${payments.refundable_cents} cents of order ${request.order_id} can still be refunded; nothing was issued.`,
+    );
+  }
+  await client.query(
+    `INSERT INTO refunds (refund_id, customer_id, approval_id, request_id, order_id, amount_cents)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (approval_id) DO NOTHING`,
+    [stableId('rfd', decision.approval_id), customerId, decision.approval_id, requestId, request.order_id, request.amount_cents],
+  );
+  await client.query(`UPDATE refund_requests SET status = 'refunded' WHERE customer_id = $1 AND request_id = $2`, [customerId, requestId]);
+  return (await refundForApproval(client, customerId, decision.approval_id))!;
+}
+
+/** request_refund, issue_refund and the workflow's recordRefundDecision over one pool. */
+export function createRefundTools(deps: { pool: Pool }) {
+  return {
+    request_refund: defineTool('request_refund', (input, context) =>
+      scoped(deps.pool, context.customerId, (client) => requestRefund(client, context, input)),
+    ),
+    issue_refund: defineTool('issue_refund', ({ request_id }, context) =>
+      scoped(deps.pool, context.customerId, (client) => issueRefund(client, context.customerId, request_id)),
+    ),
+    /** Records the first human decision on a refund request (not a tool: the workflow calls it). */
+    async recordRefundDecision(input: RefundDecisionInput): Promise<RecordedDecision> {
+      const parsed = RefundDecisionInput.safeParse(input);
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
+        throw ApplicationFailure.create({ type: 'RefundDecisionInputError', nonRetryable: true, message: `invalid refund decision: ${problems}` });
+      }
+      return scoped(deps.pool, parsed.data.customerId, (client) => recordDecision(client, parsed.data));
+    },
+  };
+}
