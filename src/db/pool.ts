@@ -52,7 +52,9 @@ export async function openDatabase(config: Config, options: { dataDir?: string }
   }
   const admin = openPool(url, 2);
   await checkReachable(admin, url);
-  const app = openPool(url, config.CASEWORK_DB_POOL_SIZE, APP_ROLE);
+  // The embedded server runs every connection in one Postgres session, so a role set on
+  // connect would leak into the admin pool; there withCustomer's SET LOCAL ROLE alone applies.
+  const app = openPool(url, config.CASEWORK_DB_POOL_SIZE, embedded ? undefined : APP_ROLE);
   return {
     url,
     embedded: Boolean(embedded),
@@ -74,6 +76,8 @@ export async function withCustomer<T>(pool: Pool, customerId: string, fn: (clien
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
+    // Transaction-local, so it holds even where sessions are shared (the embedded server).
+    await client.query(`SET LOCAL ROLE ${APP_ROLE}`);
     await client.query("SELECT set_config('casework.customer_id', $1, true)", [customerId]);
     const result = await fn(client);
     await client.query('COMMIT');

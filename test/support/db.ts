@@ -48,3 +48,12 @@ export async function openTestDatabase(options: { seed?: boolean } = {}): Promis
     },
   };
 }
+
+/**
+ * Set when the suite runs on the embedded Postgres, whose connections share one session: there
+ * only withCustomer's transaction-local role applies, so an unscoped app query is not refused.
+ * On a real server (DATABASE_URL, as in CI) the app pool is the casework_app role throughout.
+ */
+export const EMBEDDED_SHARED_SESSION: false | string = process.env.DATABASE_URL
+  ? false
+  : 'embedded Postgres shares one session between connections; run with DATABASE_URL to check unscoped queries';
