@@ -39,7 +39,16 @@ export const ConfigSchema = z.object({
   CASEWORK_THINKING: z.enum(['true', 'false']).default('false'),
   /** Months a remembered note lives before it expires. */
   CASEWORK_NOTE_TTL_MONTHS: int(12),
+  /** casework's Prometheus endpoint (/metrics, /healthz); 0 turns metrics off. */
   CASEWORK_METRICS_PORT: int(0),
+  /** Interface the metrics endpoint listens on. */
+  CASEWORK_METRICS_HOST: z.string().default('0.0.0.0'),
+  /** Loopback port of the Temporal runtime's own exporter, merged into /metrics; 0 means CASEWORK_METRICS_PORT + 1. */
+  CASEWORK_TEMPORAL_METRICS_PORT: int(0),
+  /** How often (at most) the approvals-waiting gauge asks Temporal's visibility store for counts. */
+  CASEWORK_METRICS_VISIBILITY_SECONDS: int(15),
+  /** json: one JSON object per line (for log shippers); text: the same fields, readable. Unset: text on a terminal, else json. */
+  CASEWORK_LOG_FORMAT: z.enum(['json', 'text']).optional(),
   CASEWORK_MAX_CONCURRENT_ACTIVITIES: int(20),
   /** USD per million uncached input tokens; cache write and read are multiples of it. */
   CASEWORK_PRICE_INPUT_PER_MTOK: num(4),
@@ -47,6 +56,13 @@ export const ConfigSchema = z.object({
   CASEWORK_PRICE_CACHE_WRITE_MULTIPLIER: num(1.25),
   CASEWORK_PRICE_CACHE_READ_MULTIPLIER: num(0.1),
   CASEWORK_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** The ticket-event HTTP endpoint (`casework serve`): port and interface it listens on. */
+  CASEWORK_HTTP_PORT: int(8080),
+  CASEWORK_HTTP_HOST: z.string().default('0.0.0.0'),
+  /** API keys of the endpoint: "key:grant|grant,key:grant" (see src/server/auth.ts). Secret: set it from the environment. */
+  CASEWORK_API_KEYS: z.string().optional(),
+  /** With no API keys, serve anyway, on 127.0.0.1 only, treating every caller as trusted. Local development only. */
+  CASEWORK_HTTP_OPEN: z.enum(['true', 'false']).default('false'),
 });
 /** Validated configuration. */
 export type Config = z.infer<typeof ConfigSchema>;
