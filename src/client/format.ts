@@ -5,6 +5,9 @@ import type { TokenUsage } from '../schemas/model';
 
 const n = (value: number) => value.toLocaleString('en-US');
 
+/** An amount in minor units (pence) as the shop shows it. Token costs stay in USD. */
+export const money = (minor: number) => `£${(minor / 100).toFixed(2)}`;
+
 /** Tokens sent on one call: uncached + cache write + cache read. */
 export function tokensSent(usage: TokenUsage): number {
   return usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
@@ -51,9 +54,9 @@ export function describeStatus(status: InvestigationStatus, options: { uiUrl?: s
   ];
   const p = status.pendingApproval;
   if (p) {
-    const who = p.approvers.map((a) => `${a.name} (up to $${(a.limit_cents / 100).toFixed(2)})`).join(', ');
+    const who = p.approvers.map((a) => `${a.name} (up to ${money(a.limit_cents)})`).join(', ');
     lines.push(
-      `pending refund ${p.request_id}: $${(p.amount_cents / 100).toFixed(2)} on order ${p.order_id}, requested ${p.requested_at}`,
+      `pending refund ${p.request_id}: ${money(p.amount_cents)} on order ${p.order_id}, requested ${p.requested_at}`,
       `  reason: ${p.reason}`,
       `  may approve: ${who}`,
     );

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
-import { stepTable, totalsLine, workflowUrl } from '../client/format';
+import { money, stepTable, totalsLine, workflowUrl } from '../client/format';
 import { decideRefund, deliverEvent, readStatus, waitUntilSettled } from '../client/investigations';
 import { startLocalStack } from '../devenv/stack';
 import { showMemory } from '../memory/control';
@@ -53,7 +53,7 @@ async function send(c: Conversation, event: TicketEvent, print: (s: Investigatio
 async function approvePending(c: Conversation, status: InvestigationStatus, approver: string, print: (s: InvestigationStatus) => void): Promise<InvestigationStatus> {
   const p = status.pendingApproval!;
   c.out('');
-  c.out(`  PAUSED: refund ${p.request_id} of $${(p.amount_cents / 100).toFixed(2)} on order ${p.order_id} awaits a human.`);
+  c.out(`  PAUSED: refund ${p.request_id} of ${money(p.amount_cents)} on order ${p.order_id} awaits a human.`);
   c.out(`    reason: ${p.reason}`);
   c.out(`    the workflow waits durably (reminder after ${c.config.CASEWORK_APPROVAL_REMINDER_HOURS} h, auto-deny after ${c.config.CASEWORK_APPROVAL_TIMEOUT_HOURS} h).`);
   c.out(`    same as: casework approve ${status.workflowId} --request ${p.request_id} --approver ${approver}`);
@@ -95,7 +95,9 @@ async function closeTicket(c: Conversation, event: TicketEvent): Promise<Investi
 export async function runDemo(config: Config, out: Out, options: { keepRunning?: boolean } = {}): Promise<{ dispute: InvestigationStatus; priya: InvestigationStatus[] }> {
   const started = Date.now();
   out('casework demo: starting the Temporal dev server, an embedded Postgres and a worker...');
-  const stack = await startLocalStack(config, { inMemoryDb: true });
+  // The worker's info logs would drown the step table; CASEWORK_LOG_LEVEL=info shows them.
+  const quiet = { ...config, CASEWORK_LOG_LEVEL: process.env.CASEWORK_LOG_LEVEL ? config.CASEWORK_LOG_LEVEL : ('warn' as const) };
+  const stack = await startLocalStack(quiet, { inMemoryDb: true });
   try {
     out(`  Temporal ${stack.config.TEMPORAL_ADDRESS} (web UI ${stack.server.uiUrl}${stack.server.startedHere ? '' : ', already running'}); Postgres: embedded, in memory`);
     out(`  model: ${stack.model.label}`);

@@ -47,14 +47,29 @@ function refersToEarlier(text: string): boolean {
 }
 
 /** Scripted behaviour for tests: "#call:tool {json}" calls one tool once; "#drill:N" makes N tool calls. */
+/**
+ * How many drill calls were made this turn. After compaction the early calls are out of view,
+ * so the count resumes from the last "drill step N" the agent noted (notes survive compaction).
+ */
+function drillCallsDone(view: ConversationView): number {
+  const noted = (text: string) => [...text.matchAll(/drill step (\d+)/g)].map((m) => Number(m[1]));
+  const visible = view.turnCalls.map((c, index) => ({ index, steps: c.name === 'write_notes' ? noted(JSON.stringify(c.input)) : [] }));
+  const last = Math.max(0, ...noted(view.contextBlocks), ...visible.flatMap((v) => v.steps));
+  if (last === 0) return view.turnCalls.length;
+  const at = visible.find((v) => v.steps.includes(last));
+  return last + (at ? view.turnCalls.length - at.index - 1 : view.turnCalls.length);
+}
+
 function directive(view: ConversationView, text: string): Decision | undefined {
-  const drill = DIRECTIVE_DRILL.exec(text);
+  // A directive compacted out of the conversation survives in the drill's own notes ("drill step N of M").
+  const notedDrill = /drill step \d+ of (\d+)/.exec(`${view.contextBlocks}\n${JSON.stringify(view.turnCalls.map((c) => c.input))}`);
+  const drill = DIRECTIVE_DRILL.exec(text) ?? notedDrill;
   if (drill) {
     const steps = Number(drill[1]);
-    const done = view.turnCalls.length;
+    const done = drillCallsDone(view);
     if (done >= steps) return { text: `Drill finished after ${done} tool calls.`, calls: [] };
     const orderId = orderIdIn(text) ?? '5102';
-    if (done % 5 === 4) return { calls: [{ name: 'write_notes', input: { found: [`drill step ${done + 1}`] } }] };
+    if (done % 5 === 4) return { calls: [{ name: 'write_notes', input: { found: [`drill step ${done + 1} of ${steps}`] } }] };
     return { calls: [{ name: 'get_tracking_events', input: { order_id: orderId, page: (done % 3) + 1 } }] };
   }
   const call = DIRECTIVE_CALL.exec(text);

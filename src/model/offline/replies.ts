@@ -21,10 +21,10 @@ export interface CaseFacts {
   earlierOrder?: string;
 }
 
-/** Formats integer cents as dollars, e.g. 4999 -> "$49.99". */
+/** Formats integer pence as pounds (the demo shop sells in GBP), e.g. 4999 -> "£49.99". */
 export function money(cents: unknown): string {
   const n = Number(cents);
-  return Number.isFinite(n) ? `$${(n / 100).toFixed(2)}` : 'the amount';
+  return Number.isFinite(n) ? `£${(n / 100).toFixed(2)}` : 'the amount';
 }
 
 const SIGN_OFF = '— drafted by the offline investigator (deterministic test double, no language model)';
