@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { decideRefund, waitUntilSettled } from '../src/client/investigations';
 import type { Database } from '../src/db/pool';
@@ -15,6 +15,8 @@ import { startTestWorker, type TestWorker } from './support/temporal';
 // change that would break running investigations fails here before it ships.
 
 const FIXTURE = join(__dirname, 'fixtures', 'dispute-history.json');
+// Written and read with @temporalio/proto's own codec, the one the client and worker use.
+const History = temporal.api.history.v1.History;
 const bundle = () =>
   process.env.CASEWORK_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.CASEWORK_WORKFLOW_BUNDLE } } : { workflowsPath: require.resolve('../src/workflows') };
 
@@ -37,10 +39,12 @@ test('a whole dispute, approval included, replays deterministically', async () =
   assert.ok((history.events ?? []).length > 50);
   await Worker.runReplayHistory(bundle(), history, paused.workflowId);
   // CASEWORK_RECORD_HISTORY=1 npm test -- test/replay.test.ts refreshes the committed fixture.
-  if (process.env.CASEWORK_RECORD_HISTORY === '1') writeFileSync(FIXTURE, historyToJSON(history));
+  if (process.env.CASEWORK_RECORD_HISTORY === '1') {
+    writeFileSync(FIXTURE, JSON.stringify(History.toObject(History.create(history), { longs: String, enums: String, bytes: String }), null, 1));
+  }
 });
 
 test('the committed dispute history replays against the current code', { skip: !existsSync(FIXTURE) && 'no fixture recorded yet (CASEWORK_RECORD_HISTORY=1)' }, async () => {
-  const history = historyFromJSON(JSON.parse(readFileSync(FIXTURE, 'utf8')));
+  const history = History.fromObject(JSON.parse(readFileSync(FIXTURE, 'utf8')));
   await Worker.runReplayHistory(bundle(), history, 'investigation-fixture');
 });
