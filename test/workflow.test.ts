@@ -44,9 +44,13 @@ describe('a whole investigation', () => {
     const { rows } = await db.admin.query('SELECT total_cents FROM orders WHERE order_id = $1', ['5102']);
     assert.equal(pending.amount_cents, rows[0].total_cents, 'the request is for the order total');
 
-    await decideRefund(tw.client, paused.workflowId, { requestId: pending.request_id, decision: 'approved', approver: 'support-lead' });
+    const approval = { requestId: pending.request_id, decision: 'approved' as const, approver: 'support-lead' };
+    const first = await decideRefund(tw.client, paused.workflowId, approval);
+    // A caller retrying the same decision (say, after a timeout) gets the same answer, not a refusal.
+    assert.deepEqual(await decideRefund(tw.client, paused.workflowId, approval), first);
     const done = await waitUntilSettled(tw.client, paused.workflowId, { afterStep: paused.step });
     assert.equal(done.status, 'waiting_for_customer');
+    assert.equal(done.decisions.length, 1);
     assert.ok(done.steps.some((s) => s.tools.includes('issue_refund')));
     assert.equal(await refundsFor(pending.request_id), 1, 'exactly one refund row for the approval');
     assert.match(done.lastReply!, /5102/);

@@ -86,7 +86,9 @@ export function readStatus(client: Client, workflowId: string): Promise<Investig
  */
 export async function decideRefund(client: Client, workflowId: string, decision: RefundDecision): Promise<{ requestId: string; decision: string }> {
   try {
-    return await mapNotFound(workflowId, () => client.workflow.getHandle(workflowId).executeUpdate(decideRefundUpdate, { args: [decision] }));
+    // One id per decision: a caller retrying after a timeout gets the original answer, not a second update.
+    const updateId = `decide-${decision.requestId}-${decision.decision}-${decision.approver}`;
+    return await mapNotFound(workflowId, () => client.workflow.getHandle(workflowId).executeUpdate(decideRefundUpdate, { args: [decision], updateId }));
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) {
       const cause = error.cause instanceof Error ? error.cause.message : error.message;
