@@ -1,3 +1,4 @@
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Pool } from 'pg';
 import { createActivities } from './activities';
@@ -6,7 +7,15 @@ import { migrate } from './db/migrate';
 import { openDatabase } from './db/pool';
 import { selectModel } from './model/select';
 import type { Model } from './model/port';
+import { activityInterceptors } from './observability/activity-interceptor';
+import { startMetricsEndpoint, type MetricsEndpoint } from './observability/endpoint';
+import { instrumentModel } from './observability/instrument-model';
+import { installTelemetry } from './observability/logging';
+import { processMetrics, type CaseworkMetrics } from './observability/metrics';
 import { connectionOptions, withConnectTimeout } from './temporal/connection';
+
+/** Workflow interceptor modules (log attributes: customer, ticket, step); a prebuilt bundle must be built with them. */
+export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./observability/workflow-interceptors')];
 
 /** What a worker is built from; everything is created once, by the caller, and shared. */
 export interface WorkerDeps {
@@ -17,16 +26,22 @@ export interface WorkerDeps {
   model: Model;
   /** A prebuilt workflow bundle (tests build one per suite); unset, the worker bundles src/workflows. */
   workflowBundlePath?: string;
+  /** Where model, token and tool metrics are counted; the process-wide registry by default. */
+  metrics?: CaseworkMetrics;
 }
 
 /** Connects the worker's native connection, failing within seconds when Temporal is not there. */
 export function connectWorker(config: Config): Promise<NativeConnection> {
+  // The Temporal runtime (logger, metrics exporter) must be installed before its first connection.
+  installTelemetry(config);
   return withConnectTimeout(config.TEMPORAL_ADDRESS, () => NativeConnection.connect(connectionOptions(config)));
 }
 
 /** The casework worker: the Investigation workflow and every activity, on TEMPORAL_TASK_QUEUE. */
 export function createWorker(deps: WorkerDeps): Promise<Worker> {
   const { config } = deps;
+  const metrics = deps.metrics ?? processMetrics();
+  // A prebuilt bundle carries its own workflow interceptors; passing them again only draws a warning.
   const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = deps.workflowBundlePath
     ? { workflowBundle: { codePath: deps.workflowBundlePath } }
     : { workflowsPath: require.resolve('./workflows') };
@@ -35,14 +50,19 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...workflows,
-    activities: createActivities({ pool: deps.pool, model: deps.model, noteTtlMonths: config.CASEWORK_NOTE_TTL_MONTHS }),
+    activities: createActivities({ pool: deps.pool, model: instrumentModel(deps.model, metrics), noteTtlMonths: config.CASEWORK_NOTE_TTL_MONTHS }),
+    interceptors: {
+      activity: [activityInterceptors(metrics)],
+      ...(deps.workflowBundlePath ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
+    },
     maxConcurrentActivityTaskExecutions: config.CASEWORK_MAX_CONCURRENT_ACTIVITIES,
   });
 }
 
 /**
  * `casework worker`: opens Postgres (migrating it), picks the model, connects to Temporal and
- * polls until SIGINT or SIGTERM, then drains in-flight tasks and closes everything.
+ * polls until SIGINT or SIGTERM, then drains in-flight tasks and closes everything. With
+ * CASEWORK_METRICS_PORT set it serves /metrics and /healthz there while it runs.
  */
 export async function runWorker(config: Config = loadConfig(), log: (line: string) => void = console.log): Promise<void> {
   const db = await openDatabase(config);
@@ -52,8 +72,24 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
     const connection = await connectWorker(config);
     try {
       const worker = await createWorker({ config, connection, pool: db.app, model });
-      log(`casework worker on task queue "${config.TEMPORAL_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS}; model: ${model.label}`);
-      await worker.run();
+      let endpoint: MetricsEndpoint | undefined;
+      try {
+        if (config.CASEWORK_METRICS_PORT) {
+          endpoint = await startMetricsEndpoint({
+            config,
+            temporalMetricsPort: installTelemetry(config).temporalMetricsPort,
+            client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+            health: () => ({ ok: worker.getState() === 'RUNNING', worker: worker.getState(), taskQueue: config.TEMPORAL_TASK_QUEUE }),
+          });
+        }
+        log(
+          `casework worker on task queue "${config.TEMPORAL_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS}; model: ${model.label}` +
+            (endpoint ? `; metrics: ${endpoint.url}/metrics` : ''),
+        );
+        await worker.run();
+      } finally {
+        await endpoint?.close();
+      }
     } finally {
       await connection.close();
     }

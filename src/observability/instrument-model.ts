@@ -1,0 +1,62 @@
+import { asyncLocalStorage } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { MODEL_FAILURE, toActivityFailure } from '../model/errors';
+import type { Model } from '../model/port';
+import type { ModelReply, ModelRequest } from '../schemas/model';
+import type { CaseworkMetrics, ModelOutcome } from './metrics';
+
+// The model port is wrapped, not the callModel activity, because compaction and the bulk-read
+// helper call the model from their own activities: every Messages API call passes through here.
+
+const OUTCOME_BY_FAILURE: Record<string, ModelOutcome> = {
+  [MODEL_FAILURE.rateLimited]: 'rate_limited',
+  [MODEL_FAILURE.overloaded]: 'overloaded',
+  [MODEL_FAILURE.unavailable]: 'unavailable',
+  [MODEL_FAILURE.connectionFailed]: 'connection_failed',
+  [MODEL_FAILURE.timedOut]: 'timed_out',
+  [MODEL_FAILURE.requestRejected]: 'rejected',
+};
+
+/** The outcome label for an error a model call threw (an SDK error, or one already mapped). */
+export function modelOutcomeOf(error: unknown): ModelOutcome {
+  const failure = error instanceof ApplicationFailure ? error : toActivityFailure(error);
+  return (failure instanceof ApplicationFailure && failure.type && OUTCOME_BY_FAILURE[failure.type]) || 'error';
+}
+
+/**
+ * The same model, counting every call (by purpose and outcome), its tokens by kind and its
+ * duration, and logging one line per call with token counts only: never the prompt or reply.
+ */
+export function instrumentModel(model: Model, metrics: CaseworkMetrics): Model {
+  return {
+    label: model.label,
+    offline: model.offline,
+    async create(request: ModelRequest): Promise<ModelReply> {
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
+      // Inside an activity the context logger adds workflowId, activity type and attempt.
+      const log = asyncLocalStorage.getStore()?.log;
+      try {
+        const reply = await model.create(request);
+        const elapsed = seconds();
+        metrics.recordModelCall(request.purpose, 'ok', elapsed, reply.usage);
+        log?.info('model call', {
+          purpose: request.purpose,
+          model: reply.model,
+          stop_reason: reply.stop_reason,
+          input_tokens: reply.usage.input_tokens,
+          cache_creation_input_tokens: reply.usage.cache_creation_input_tokens,
+          cache_read_input_tokens: reply.usage.cache_read_input_tokens,
+          output_tokens: reply.usage.output_tokens,
+          durationMs: Math.round(elapsed * 1000),
+        });
+        return reply;
+      } catch (error) {
+        const outcome = modelOutcomeOf(error);
+        metrics.recordModelCall(request.purpose, outcome, seconds());
+        log?.warn('model call failed', { purpose: request.purpose, outcome, error: (error as Error).name });
+        throw error;
+      }
+    },
+  };
+}
