@@ -7,6 +7,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { migrate } from '../src/db/migrate';
 import { startDevServer } from '../src/devenv/dev-server';
 import { findTestServer } from '../src/devenv/temporal-cli';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/worker';
 
 // `npm test`: one Temporal dev server (gRPC 7243, web UI 8243) and, when DATABASE_URL is set,
 // one fresh database for the whole suite; the workflow bundle built once; then node's test
@@ -54,7 +55,11 @@ async function main(): Promise<number> {
   const db = process.env.DATABASE_URL ? await freshDatabase(process.env.DATABASE_URL) : undefined;
   const work = mkdtempSync(join(tmpdir(), 'casework-test-'));
   try {
-    const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows'), logger: quietLogger });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../src/workflows'),
+      workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+      logger: quietLogger,
+    });
     const bundlePath = join(work, 'workflow-bundle.js');
     writeFileSync(bundlePath, code);
     console.log(`test setup: Temporal ${server.address} (UI ${server.uiUrl}), Postgres ${db ? db.url.replace(/\/\/[^@]*@/, '//') : 'embedded per file'}, ${((Date.now() - started) / 1000).toFixed(1)} s`);

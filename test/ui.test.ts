@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Database } from '../src/db/pool';
+import type { InvestigationStatus } from '../src/schemas/investigation';
+import { openTestDatabase } from './support/db';
+import { example, send } from './support/investigate';
+import { startTestWorker, type TestWorker } from './support/temporal';
+
+// An operator's view: the demo investigation, paused for a refund approval, found in the dev
+// server's web UI by a search-attribute filter, with its status, summary and search attributes
+// showing. Drives Debian's headless Chromium with playwright-core; screenshots go to
+// test-artifacts/ (git-ignored). scripts/install-chromium.sh installs the browser.
+
+const ARTIFACTS = resolve(__dirname, '../test-artifacts');
+const UI_URL = process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233';
+const NAMESPACE = process.env.TEMPORAL_NAMESPACE ?? 'default';
+
+/** The Chromium to drive: CASEWORK_CHROMIUM, else Debian's package, else whatever is on PATH. */
+function findChromium(): string | undefined {
+  const candidates = [process.env.CASEWORK_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+  for (const path of candidates) if (path && existsSync(path)) return path;
+  for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
+    const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
+    if (found) return found;
+  }
+  return undefined;
+}
+
+const executablePath = findChromium();
+const missing = 'headless Chromium is not installed: run `sudo bash scripts/install-chromium.sh` (Debian package chromium) or set CASEWORK_CHROMIUM';
+// Under CI a missing browser is a failure, not a quiet skip.
+const skip = !executablePath && process.env.CI !== 'true' ? missing : false;
+
+// Flags for a sandbox with no network beyond loopback: without the background-networking ones
+// Chromium keeps trying (and failing) to reach its update and sync services.
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+let db: Database;
+let tw: TestWorker;
+let browser: Browser;
+let page: Page;
+let paused: InvestigationStatus;
+let ticketId: string;
+
+describe('the investigation in the Temporal web UI', { skip }, () => {
+  before(async () => {
+    assert.ok(executablePath, missing);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    db = await openTestDatabase({ seed: true });
+    tw = await startTestWorker({ pool: db.app });
+    const event = example('dana-5102');
+    ticketId = event.ticketId;
+    paused = await send(tw, event);
+    assert.equal(paused.status, 'awaiting_approval', 'the dana example pauses at its refund request');
+    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, headless: true });
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page.setDefaultTimeout(20_000);
+  });
+  after(async () => {
+    await browser?.close();
+    await tw?.stop();
+    await db?.close();
+  });
+
+  test('the workflow list filtered by CaseworkStatus and CaseworkTicketId shows the paused investigation', async () => {
+    const query = `CaseworkStatus="awaiting_approval" AND CaseworkTicketId="${ticketId}"`;
+    const url = `${UI_URL}/namespaces/${NAMESPACE}/workflows?query=${encodeURIComponent(query)}`;
+    const link = page.getByRole('link', { name: paused.workflowId, exact: true });
+    // Visibility is eventually consistent: the status upsert can take a moment to be listed.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      await page.goto(url);
+      const shown = await link.first().waitFor({ timeout: 5_000 }).then(() => true, () => false);
+      if (shown) break;
+      if (Date.now() > deadline) {
+        await page.screenshot({ path: join(ARTIFACTS, 'ui-list-missing.png') });
+        assert.fail(`${paused.workflowId} did not appear in the UI list for ${query} within 30 s (see test-artifacts/ui-list-missing.png)`);
+      }
+    }
+    const row = page.getByRole('row').filter({ has: link });
+    assert.match(await row.innerText(), /running/i, 'the list shows the run as running');
+    assert.equal(await page.getByRole('row').filter({ hasText: 'investigation-' }).count(), 1, 'the filter narrows the list to this one ticket');
+    await page.screenshot({ path: join(ARTIFACTS, 'ui-awaiting-approval-list.png') });
+  });
+
+  test('opening it shows its status, its summary and the search attributes the workflow upserted', async () => {
+    await page.getByRole('link', { name: paused.workflowId, exact: true }).first().click();
+    await page.getByRole('heading', { name: paused.workflowId }).waitFor();
+    assert.match(await page.locator('main').innerText(), /RUNNING/, 'the header shows the execution status');
+
+    await page.getByText('Search Attributes', { exact: true }).first().click();
+    await page.getByText('"CaseworkStatus": "awaiting_approval"').waitFor();
+    const attributes = await page.locator('main').innerText();
+    assert.match(attributes, new RegExp(`"CaseworkTicketId": "${ticketId}"`));
+    assert.match(attributes, new RegExp(`"CaseworkCustomerId": "${paused.customerId}"`));
+    assert.match(attributes, new RegExp(`"CaseworkStep": ${paused.step}\\b`));
+
+    // The summary is rendered as markdown inside a frame of its own.
+    await page.getByText('User Metadata', { exact: true }).first().click();
+    const summary = page.frameLocator('iframe[src*="render"]').first().getByText(`Ticket ${ticketId} from ${paused.customerId}`);
+    await summary.waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'ui-investigation-summary.png') });
+
+    await page.getByText('Memo', { exact: true }).first().click();
+    await page.getByText(/awaiting.approval/).first().waitFor();
+    assert.match(await page.locator('main').innerText(), new RegExp(`Ticket ${ticketId}`), 'the memo carries the one-line summary');
+    await page.screenshot({ path: join(ARTIFACTS, 'ui-investigation.png') });
+  });
+
+  test('the Queries tab runs the status query and shows the pending refund', async () => {
+    await page.getByText('Queries', { exact: true }).first().click();
+    await page.getByRole('button', { name: 'Run Query' }).waitFor();
+    await page.getByRole('button', { name: 'Run Query' }).click();
+    await page.getByText('"status": "awaiting_approval"').first().waitFor();
+    const answer = await page.locator('main').innerText();
+    assert.match(answer, new RegExp(`"request_id": "${paused.pendingApproval!.request_id}"`), 'the answer names the pending request');
+    assert.match(answer, /"order_id": "5102"/);
+    await page.screenshot({ path: join(ARTIFACTS, 'ui-status-query.png') });
+  });
+});
