@@ -14,7 +14,7 @@ export function tokensSent(usage: TokenUsage): number {
 }
 
 /** One table row per step: tools called, tokens sent (split by cache), output, cost. */
-export function stepTable(steps: readonly StepRecord[]): string[] {
+export function stepTable(steps: readonly StepRecord[], options: { toolsWidth?: number } = {}): string[] {
   const header = ['step', 'tools called', 'sent', 'uncached', 'cache write', 'cache read', 'output', 'cost'];
   const rows = steps.map((s) => [
     String(s.step),
@@ -26,7 +26,8 @@ export function stepTable(steps: readonly StepRecord[]): string[] {
     n(s.usage.output_tokens),
     `$${s.cost_usd.toFixed(4)}`,
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  // A fixed tools column keeps rows printed one at a time (the demo) aligned with the header.
+  const widths = header.map((h, i) => Math.max(h.length, i === 1 ? (options.toolsWidth ?? 0) : 0, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
 }

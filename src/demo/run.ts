@@ -26,7 +26,7 @@ function stepPrinter(out: Out) {
   let printed = 0;
   let headerShown = false;
   return (status: InvestigationStatus) => {
-    const table = stepTable(status.steps);
+    const table = stepTable(status.steps, { toolsWidth: 44 });
     if (!headerShown && status.steps.length) {
       out(`    ${table[0]}`);
       out(`    ${table[1]}`);

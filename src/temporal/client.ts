@@ -11,7 +11,7 @@ export interface TemporalClient {
 /** Connects a client to TEMPORAL_ADDRESS, failing within seconds when nothing answers there. */
 export async function connectClient(config: Config): Promise<TemporalClient> {
   const connection = await withConnectTimeout(config.TEMPORAL_ADDRESS, async () => {
-    const conn = await Connection.connect({ ...connectionOptions(config), connectTimeout: '5 seconds' });
+    const conn = await Connection.connect({ ...connectionOptions(config), connectTimeout: '4 seconds' });
     // connect() is lazy about some failures: a cheap call proves the server answers.
     await conn.workflowService.getSystemInfo({});
     return conn;

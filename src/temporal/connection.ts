@@ -7,7 +7,7 @@ export class TemporalUnavailableError extends Error {
 }
 
 /** How long a connection attempt may take before it is reported as unreachable. */
-export const CONNECT_TIMEOUT_MS = 8_000;
+export const CONNECT_TIMEOUT_MS = 6_000;
 
 /** TLS settings from config: mTLS with a cert and key, plain TLS with an API key (Temporal Cloud), or none. */
 export function tlsOptions(config: Config) {

@@ -197,7 +197,7 @@ export function decide(request: ModelRequest): Decision {
   if (tickets?.next_page && !called(calls, 'review_tickets')) {
     const about: Record<CaseKind, string> = {
       double_charge: 'a double charge',
-      not_delivered: 'a parcel marked delivered that never arrived',
+      not_delivered: 'a missing parcel or a delayed parcel',
       wrong_building: 'the wrong building',
       courier_blames_address: 'the courier saying the address was wrong',
       general: 'this problem',
