@@ -1,46 +1,35 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { decideRefund, waitUntilSettled } from '../src/client/investigations';
-import type { Database } from '../src/db/pool';
 import { runToReply } from '../src/bench/workflow';
 import { example, send } from './support/investigate';
-import { openTestDatabase } from './support/db';
-import { recordingModel, startTestWorker, type TestWorker } from './support/temporal';
+import { recordingModel, seededWorker } from './support/temporal';
 
 // Priya never has to explain "last time" again: conversation one writes her memory,
 // conversation two (a new ticket, on a Monday) starts from it.
 
-let db: Database;
-let tw: TestWorker;
 const model = recordingModel();
-before(async () => {
-  db = await openTestDatabase({ seed: true });
-  tw = await startTestWorker({ pool: db.app, model });
-});
-after(async () => {
-  await tw?.stop();
-  await db?.close();
-});
+const ctx = seededWorker({ model });
 
 test('conversation two opens with her profile and last case, and the reply names order 4471', async () => {
   const first = example('priya-1');
-  const one = await runToReply(tw.client, tw.config, first);
+  const one = await runToReply(ctx.tw.client, ctx.tw.config, first);
   assert.match(one.lastReply!, /4471/);
-  const closed = await send(tw, { ...first, type: 'ticket.closed', eventId: `${first.eventId}-closed`, message: '' });
+  const closed = await send(ctx.tw, { ...first, type: 'ticket.closed', eventId: `${first.eventId}-closed`, message: '' });
   assert.equal(closed.status, 'closed');
 
-  const profile = await db.admin.query(
+  const profile = await ctx.db.admin.query(
     "SELECT n.text FROM memory_profile p JOIN memory_notes n USING (note_id) WHERE p.customer_id = $1 AND p.field = 'delivery_instructions'",
     [first.customerId],
   );
   assert.match(profile.rows[0]?.text ?? '', /Block B/);
-  const cases = await db.admin.query('SELECT order_ids FROM memory_cases WHERE customer_id = $1', [first.customerId]);
+  const cases = await ctx.db.admin.query('SELECT order_ids FROM memory_cases WHERE customer_id = $1', [first.customerId]);
   assert.ok(cases.rows.some((r) => (r.order_ids as string[]).includes('4471')), 'the post-run pipeline recorded the case');
 
   const from = model.requests.length;
   const second = example('priya-2');
   assert.doesNotMatch(second.message, /4471/, 'she does not repeat the order number');
-  const two = await send(tw, second);
+  const two = await send(ctx.tw, second);
   const index = model.requests.findIndex((r, i) => i >= from && r.purpose === 'investigate');
   const opening = JSON.stringify(model.requests[index].messages[0]);
   assert.match(opening, /<customer_memory/);
@@ -53,8 +42,8 @@ test('conversation two opens with her profile and last case, and the reply names
   // Her new order goes through the same approval as anyone's, and the reply still names 4471.
   assert.equal(two.status, 'awaiting_approval');
   assert.equal(two.pendingApproval!.order_id, '4620');
-  await decideRefund(tw.client, two.workflowId, { requestId: two.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
-  const replied = await waitUntilSettled(tw.client, two.workflowId, { afterStep: two.step });
+  await decideRefund(ctx.tw.client, two.workflowId, { requestId: two.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
+  const replied = await waitUntilSettled(ctx.tw.client, two.workflowId, { afterStep: two.step });
   assert.match(replied.lastReply!, /after order 4471/);
   assert.match(replied.lastReply!, /4620/);
 });

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { decideRefund, waitUntilSettled } from '../src/client/investigations';
-import type { Database } from '../src/db/pool';
-import { openTestDatabase } from './support/db';
 import { example, send } from './support/investigate';
-import { startTestWorker, type TestWorker } from './support/temporal';
+import { seededWorker } from './support/temporal';
 
 // Determinism: a recorded history must replay against today's workflow code without a
 // nondeterminism error. One history is recorded now; one is committed (test/fixtures) so a
@@ -20,22 +18,13 @@ const History = temporal.api.history.v1.History;
 const bundle = () =>
   process.env.CASEWORK_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.CASEWORK_WORKFLOW_BUNDLE } } : { workflowsPath: require.resolve('../src/workflows') };
 
-let db: Database;
-let tw: TestWorker;
-before(async () => {
-  db = await openTestDatabase({ seed: true });
-  tw = await startTestWorker({ pool: db.app });
-});
-after(async () => {
-  await tw?.stop();
-  await db?.close();
-});
+const ctx = seededWorker();
 
 test('a whole dispute, approval included, replays deterministically', async () => {
-  const paused = await send(tw, example('dana-5102'));
-  await decideRefund(tw.client, paused.workflowId, { requestId: paused.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
-  await waitUntilSettled(tw.client, paused.workflowId, { afterStep: paused.step });
-  const history = await tw.client.workflow.getHandle(paused.workflowId).fetchHistory();
+  const paused = await send(ctx.tw, example('dana-5102'));
+  await decideRefund(ctx.tw.client, paused.workflowId, { requestId: paused.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
+  await waitUntilSettled(ctx.tw.client, paused.workflowId, { afterStep: paused.step });
+  const history = await ctx.tw.client.workflow.getHandle(paused.workflowId).fetchHistory();
   assert.ok((history.events ?? []).length > 50);
   await Worker.runReplayHistory(bundle(), history, paused.workflowId);
   // CASEWORK_RECORD_HISTORY=1 npm test -- test/replay.test.ts refreshes the committed fixture.

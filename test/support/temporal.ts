@@ -1,3 +1,4 @@
+import { after, before } from 'node:test';
 import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import type { Pool } from 'pg';
@@ -7,7 +8,8 @@ import type { Model } from '../../src/model/port';
 import type { ModelReply, ModelRequest } from '../../src/schemas/model';
 import { connectClient } from '../../src/temporal/client';
 import { connectWorker, createWorker } from '../../src/worker';
-import { unique } from './db';
+import type { Database } from '../../src/db/pool';
+import { openTestDatabase, unique } from './db';
 
 /** A worker on its own task queue against the suite's dev server, and a client for it. */
 export interface TestWorker {
@@ -62,4 +64,27 @@ export function recordingModel(inner: Model = createOfflineModel()): Model & { r
       return reply;
     },
   };
+}
+
+/** A seeded database of its own and a worker on it, for the tests of one file. */
+export interface SeededWorker {
+  db: Database;
+  tw: TestWorker;
+}
+
+/**
+ * Registers before/after hooks that open a seeded test database and start a worker on it,
+ * and stop both when the file's tests are done. Read `db` and `tw` inside tests.
+ */
+export function seededWorker(options: { model?: Model } = {}): SeededWorker {
+  const context = {} as SeededWorker;
+  before(async () => {
+    context.db = await openTestDatabase({ seed: true });
+    context.tw = await startTestWorker({ pool: context.db.app, model: options.model });
+  });
+  after(async () => {
+    await context.tw?.stop();
+    await context.db?.close();
+  });
+  return context;
 }
