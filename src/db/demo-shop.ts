@@ -3,6 +3,8 @@
 // systems send (ERP fields, processor envelopes, quoted email threads), so that shaping in the
 // tools is measured against realistic raw data. Every value is fixed: seeding is repeatable.
 
+import { digits, plusSeconds } from './demo-tracking';
+
 /** A customers row exactly as the migration defines it. */
 export interface CustomerRow {
   customer_id: string;
@@ -226,15 +228,6 @@ const ORDER_STORIES: OrderStory[] = [
   },
 ];
 
-function digits(seed: string, n: number): string {
-  let h = 2166136261;
-  for (const ch of seed) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
-  return String(h).padStart(10, '0').slice(-n);
-}
-
-function plusSeconds(iso: string, seconds: number): string {
-  return new Date(Date.parse(iso) + seconds * 1000).toISOString();
-}
 
 function orderRow(story: OrderStory): OrderRow {
   const items: OrderItem[] = story.lines.map(([sku, name, qty, unit], i) => ({

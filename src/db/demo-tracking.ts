@@ -76,14 +76,15 @@ export interface TrackingEventRow {
   received_at: string;
 }
 
-// Deterministic pseudo-telemetry: the same seed always yields the same rows (idempotent seeding).
-function digits(seed: string, n: number): string {
+/** Deterministic pseudo-telemetry: the same seed always yields the same digits (idempotent seeding). */
+export function digits(seed: string, n: number): string {
   let h = 2166136261;
   for (const ch of seed) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
   return String(h).padStart(10, '0').slice(-n);
 }
 
-function plusSeconds(iso: string, seconds: number): string {
+/** An ISO timestamp `seconds` later. */
+export function plusSeconds(iso: string, seconds: number): string {
   return new Date(Date.parse(iso) + seconds * 1000).toISOString();
 }
 
