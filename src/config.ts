@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeIssues } from './schemas/issues';
 
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 const num = (fallback: number) => z.coerce.number().nonnegative().default(fallback);
@@ -77,7 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const defined = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = ConfigSchema.safeParse(defined);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    const problems = describeIssues(parsed.error, '(environment)');
     throw new ConfigError(`invalid configuration: ${problems}`);
   }
   return parsed.data;

@@ -3,6 +3,7 @@ import type { Model } from '../model/port';
 import { toActivityFailure } from '../model/errors';
 import { CaseNotes, caseNotesJsonSchema, emptyCaseNotes, mergeCaseNotes, renderTranscriptForNotes } from '../schemas/case-notes';
 import { NO_USAGE, type ModelReply, type ModelRequest, type TokenUsage } from '../schemas/model';
+import { describeIssues } from '../schemas/issues';
 
 // Compaction (design text 12.10.5, section 3): the older part of a long conversation is
 // summarised by a model into CaseNotes fields, then merged in code with the notes of earlier
@@ -54,7 +55,7 @@ export function parseCaseNotes(reply: ModelReply): CaseNotes {
   }
   const parsed = CaseNotes.safeParse(json);
   if (!parsed.success) {
-    throw new CaseNotesParseError(`compaction reply is not CaseNotes: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new CaseNotesParseError(`compaction reply is not CaseNotes: ${describeIssues(parsed.error, '(reply)')}`);
   }
   return parsed.data;
 }

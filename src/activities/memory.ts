@@ -13,6 +13,7 @@ import { CustomerId, type CaseRecord, type Note, type Profile } from '../memory/
 import { postgresMemorySearch, type MemorySearch } from '../memory/search';
 import { ToolError } from '../tools/types';
 import { defineTool } from './tools/define';
+import { describeIssues } from '../schemas/issues';
 
 /** Months a remembered note lives unless configured otherwise (design text 12.10.5: "in_months(12)"). */
 export const DEFAULT_NOTE_TTL_MONTHS = 12;
@@ -44,7 +45,7 @@ const LoadMemoryInput = z.object({ customerId: CustomerId, now: z.iso.datetime({
 function rejectInput(error: unknown): never {
   const message =
     error instanceof z.ZodError
-      ? `invalid memory input: ${error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`
+      ? `invalid memory input: ${describeIssues(error)}`
       : (error as Error).message;
   throw ApplicationFailure.create({ message, type: 'MemoryInputError', nonRetryable: true });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isoTimestamp, isoTimestampOrNull } from '../activities/tools/shape';
 import { PROFILE_FIELDS } from './classify';
+import { describeIssues } from '../schemas/issues';
 
 // Rows as pg returns them, parsed into JSON-safe values (ISO strings, numbers). Every memory
 // query parses through one of these, so a schema change fails loudly here, not in a prompt.
@@ -76,7 +77,7 @@ export type AuditEntry = z.infer<typeof AuditRow>;
 export function parseRows<S extends z.ZodType>(schema: S, rows: unknown[], what: string): z.infer<S>[] {
   return rows.map((row) => {
     const parsed = schema.safeParse(row);
-    if (!parsed.success) throw new Error(`unexpected ${what} row: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success) throw new Error(`unexpected ${what} row: ${describeIssues(parsed.error, '(row)')}`);
     return parsed.data;
   });
 }

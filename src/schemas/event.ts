@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { issueList } from './issues';
 
 /** Largest customer message accepted in one ticket event, in characters. */
 export const MAX_MESSAGE_CHARS = 20_000;
@@ -29,15 +30,10 @@ export class InvalidEventError extends Error {
   }
 }
 
-/** Formats zod issues as "field: problem" strings a person can act on. */
-export function describeIssues(error: z.ZodError): string[] {
-  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(event)'}: ${issue.message}`);
-}
-
 /** Parses an unknown value as a ticket event, or throws InvalidEventError naming the bad fields. */
 export function parseTicketEvent(value: unknown): TicketEvent {
   const parsed = TicketEvent.safeParse(value);
-  if (!parsed.success) throw new InvalidEventError(describeIssues(parsed.error));
+  if (!parsed.success) throw new InvalidEventError(issueList(parsed.error, '(event)'));
   if (parsed.data.type !== 'ticket.closed' && parsed.data.message.trim() === '') {
     throw new InvalidEventError(['message: must not be empty for ' + parsed.data.type]);
   }

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { DecisionRejectedError, InvestigationNotFoundError, decideRefund, deliverEvent, readStatus } from '../client/investigations';
 import { handleMemoryRequest } from '../client/http/memory-routes';
 import type { Config } from '../config';
-import { InvalidEventError, describeIssues, investigationId, parseTicketEvent } from '../schemas/event';
+import { InvalidEventError, investigationId, parseTicketEvent } from '../schemas/event';
+import { describeIssues } from '../schemas/issues';
 import type { InvestigationSettings } from '../schemas/investigation';
 import { investigationSettings } from '../settings';
 import {
@@ -180,7 +181,7 @@ export function createApp(deps: AppDeps): App {
     }
     const body = await readJsonBody(req);
     const parsed = DecisionBody.safeParse(body);
-    if (!parsed.success) throw new HttpError(400, `invalid decision: ${describeIssues(parsed.error).join('; ')}`);
+    if (!parsed.success) throw new HttpError(400, `invalid decision: ${describeIssues(parsed.error)}`);
     const approver = parsed.data.approver ?? soleApprover(principal);
     if (!approver) throw new HttpError(400, 'invalid decision: approver: required (the name of the person deciding)');
     if (!mayDecideAs(principal, approver)) throw new HttpError(403, `these credentials may not decide refunds as ${approver}`);

@@ -41,6 +41,7 @@ import {
   contextManagementEdits,
   type CaseNotes,
 } from './context';
+import { describeIssues } from '../schemas/issues';
 
 const { callModel } = proxyActivities<Activities>({
   startToCloseTimeout: '3 minutes',
@@ -266,7 +267,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     if (spec.runs === 'workflow') {
       if (use.name === 'read_notes') return { is_error: false, content: renderNotes(s.agentNotes) };
       const parsed = TOOL_SPECS.write_notes.input.safeParse(use.input ?? {});
-      if (!parsed.success) return { is_error: true, content: `Invalid input for write_notes: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` };
+      if (!parsed.success) return { is_error: true, content: `Invalid input for write_notes: ${describeIssues(parsed.error)}` };
       s.agentNotes = applyNotesUpdate(s.agentNotes, parsed.data);
       return { is_error: false, content: `Notes saved.\n${renderNotes(s.agentNotes)}` };
     }

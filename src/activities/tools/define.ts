@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 import { TOOL_SPECS, type ToolInput, type ToolName } from '../../tools/specs';
 import { ToolError, type ToolCall, type ToolContext, type ToolOutcome } from '../../tools/types';
+import { describeIssues } from '../../schemas/issues';
 
 /** A tool's body: validated input and context in, a JSON-safe result (or text) out. */
 export type ToolRun<N extends ToolName> = (input: ToolInput<N>, context: ToolContext) => Promise<unknown>;
@@ -8,10 +8,6 @@ export type ToolRun<N extends ToolName> = (input: ToolInput<N>, context: ToolCon
 /** Renders a tool's result as the compact text the model reads. */
 export function renderResult(result: unknown): string {
   return typeof result === 'string' ? result : JSON.stringify(result);
-}
-
-function describeInputProblem(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'input'}: ${i.message}`).join('; ');
 }
 
 /**
@@ -24,7 +20,7 @@ export function defineTool<N extends ToolName>(name: N, run: ToolRun<N>): (call:
   return async (call: ToolCall): Promise<ToolOutcome> => {
     const parsed = spec.input.safeParse(call.input ?? {});
     if (!parsed.success) {
-      return { is_error: true, content: `Invalid input for ${name}: ${describeInputProblem(parsed.error)}` };
+      return { is_error: true, content: `Invalid input for ${name}: ${describeIssues(parsed.error)}` };
     }
     try {
       return { is_error: false, content: renderResult(await run(parsed.data as ToolInput<N>, call.context)) };

@@ -7,6 +7,7 @@ import { defineTool } from './define';
 import { readPayments } from './payments';
 import { scoped } from './scoped';
 import { isoTimestamp } from './shape';
+import { describeIssues } from '../../schemas/issues';
 
 // The refund trail: request_refund asks, a human decides (recordRefundDecision, called by the
 // workflow), issue_refund pays. Each step is idempotent on a natural key, and the database
@@ -236,7 +237,7 @@ export function createRefundTools(deps: { pool: Pool }) {
     async recordRefundDecision(input: RefundDecisionInput): Promise<RecordedDecision> {
       const parsed = RefundDecisionInput.safeParse(input);
       if (!parsed.success) {
-        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
+        const problems = describeIssues(parsed.error);
         throw ApplicationFailure.create({ type: 'RefundDecisionInputError', nonRetryable: true, message: `invalid refund decision: ${problems}` });
       }
       return scoped(deps.pool, parsed.data.customerId, (client) => recordDecision(client, parsed.data));
