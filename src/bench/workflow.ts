@@ -1,11 +1,12 @@
 import type { Client } from '@temporalio/client';
 import { createBulkReadActivities } from '../activities/bulk-read';
 import { stepTable, totalsLine } from '../client/format';
-import { decideRefund, deliverEvent, waitUntilSettled } from '../client/investigations';
+import { decideRefund, deliverAndWait, waitUntilSettled } from '../client/investigations';
 import type { Config } from '../config';
 import { DEMO } from '../db/seed';
 import { exampleEvent } from '../demo/run';
 import { startLocalStack } from '../devenv/stack';
+import type { TicketEvent } from '../schemas/event';
 import type { InvestigationStatus } from '../schemas/investigation';
 import { investigationSettings } from '../settings';
 
@@ -33,12 +34,11 @@ export async function historySizes(client: Client, workflowId: string): Promise<
 }
 
 /** Runs an event to its reply, approving any refund request as `approver`. */
-export async function runToReply(client: Client, config: Config, event: Parameters<typeof deliverEvent>[1], approver = 'support-lead', timeoutMs = 300_000): Promise<InvestigationStatus> {
-  const { workflowId } = await deliverEvent(client, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config) });
-  let status = await waitUntilSettled(client, workflowId, { timeoutMs });
+export async function runToReply(client: Client, config: Config, event: TicketEvent, approver = 'support-lead', timeoutMs = 300_000): Promise<InvestigationStatus> {
+  let status = await deliverAndWait(client, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config), timeoutMs });
   while (status.status === 'awaiting_approval' && status.pendingApproval) {
-    await decideRefund(client, workflowId, { requestId: status.pendingApproval.request_id, decision: 'approved', approver });
-    status = await waitUntilSettled(client, workflowId, { afterStep: status.step, timeoutMs });
+    await decideRefund(client, status.workflowId, { requestId: status.pendingApproval.request_id, decision: 'approved', approver });
+    status = await waitUntilSettled(client, status.workflowId, { afterStep: status.step, timeoutMs });
   }
   return status;
 }

@@ -126,3 +126,20 @@ export async function waitUntilSettled(
     await new Promise((r) => setTimeout(r, options.pollMs ?? 200));
   }
 }
+
+/**
+ * Delivers an event and waits for the investigation's answer to it: the next settled status
+ * past the step it had reached, or, for `ticket.closed`, the final status the run returns once
+ * its case is recorded. For the CLI's `--wait`, the demo, the benchmarks and the tests.
+ */
+export async function deliverAndWait(
+  client: Client,
+  event: TicketEvent,
+  options: { taskQueue: string; settings: InvestigationSettings; timeoutMs?: number; pollMs?: number; onStatus?: (status: InvestigationStatus) => void },
+): Promise<InvestigationStatus> {
+  const workflowId = investigationId(event.ticketId);
+  const before = await readStatus(client, workflowId).then((s) => s.step, () => 0);
+  await deliverEvent(client, event, options);
+  if (event.type === 'ticket.closed') return client.workflow.getHandle<typeof investigation>(workflowId).result();
+  return waitUntilSettled(client, workflowId, { afterStep: before, timeoutMs: options.timeoutMs, pollMs: options.pollMs, onStatus: options.onStatus });
+}

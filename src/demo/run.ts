@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import { money, stepTable, totalsLine, workflowUrl } from '../client/format';
-import { decideRefund, deliverEvent, readStatus, waitUntilSettled } from '../client/investigations';
+import { decideRefund, deliverAndWait, waitUntilSettled } from '../client/investigations';
 import { startLocalStack } from '../devenv/stack';
 import { showMemory } from '../memory/control';
 import { parseTicketEvent, type TicketEvent } from '../schemas/event';
@@ -43,11 +43,9 @@ interface Conversation {
   out: Out;
 }
 
-async function send(c: Conversation, event: TicketEvent, print: (s: InvestigationStatus) => void): Promise<InvestigationStatus> {
-  const before = await readStatus(c.client, `investigation-${event.ticketId}`).then((s) => s.step, () => 0);
-  const { workflowId } = await deliverEvent(c.client, event, { taskQueue: c.config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(c.config) });
-  c.out(`  -> ${event.type} from ${event.customerId}: "${event.message}"`);
-  return waitUntilSettled(c.client, workflowId, { afterStep: before, onStatus: print, pollMs: 100 });
+function send(c: Conversation, event: TicketEvent, print?: (s: InvestigationStatus) => void): Promise<InvestigationStatus> {
+  if (event.message) c.out(`  -> ${event.type} from ${event.customerId}: "${event.message}"`);
+  return deliverAndWait(c.client, event, { taskQueue: c.config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(c.config), onStatus: print, pollMs: 100 });
 }
 
 async function approvePending(c: Conversation, status: InvestigationStatus, approver: string, print: (s: InvestigationStatus) => void): Promise<InvestigationStatus> {
@@ -80,10 +78,8 @@ async function investigate(c: Conversation, event: TicketEvent, approver: string
   return status;
 }
 
-async function closeTicket(c: Conversation, event: TicketEvent): Promise<InvestigationStatus> {
-  const closing = { ...event, type: 'ticket.closed' as const, eventId: `${event.eventId}-closed`, message: '' };
-  const { workflowId } = await deliverEvent(c.client, closing, { taskQueue: c.config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(c.config) });
-  return waitUntilSettled(c.client, workflowId, { afterStep: Infinity, pollMs: 100 });
+function closeTicket(c: Conversation, event: TicketEvent): Promise<InvestigationStatus> {
+  return send(c, { ...event, type: 'ticket.closed', eventId: `${event.eventId}-closed`, message: '' });
 }
 
 /**

@@ -1,6 +1,5 @@
 import { loadConfig } from '../../src/config';
-import { deliverEvent, readStatus, waitUntilSettled } from '../../src/client/investigations';
-import type { investigation } from '../../src/workflows/investigation';
+import { deliverAndWait } from '../../src/client/investigations';
 import { exampleEvent } from '../../src/demo/run';
 import { parseTicketEvent, type TicketEvent } from '../../src/schemas/event';
 import type { InvestigationSettings, InvestigationStatus } from '../../src/schemas/investigation';
@@ -32,11 +31,6 @@ export function ticket(customerId: string, message: string, overrides: Partial<T
 }
 
 /** Sends an event and waits until the investigation waits on someone (approval, customer) or closes. */
-export async function send(tw: TestWorker, event: TicketEvent, settings: InvestigationSettings = settingsWith()): Promise<InvestigationStatus> {
-  const workflowId = `investigation-${event.ticketId}`;
-  const before = await readStatus(tw.client, workflowId).then((s) => s.step, () => 0);
-  await deliverEvent(tw.client, event, { taskQueue: tw.taskQueue, settings });
-  // A closed ticket ends the run: its result is the final status, written after the case is recorded.
-  if (event.type === 'ticket.closed') return tw.client.workflow.getHandle<typeof investigation>(workflowId).result();
-  return waitUntilSettled(tw.client, workflowId, { afterStep: before, timeoutMs: 240_000 });
+export function send(tw: TestWorker, event: TicketEvent, settings: InvestigationSettings = settingsWith()): Promise<InvestigationStatus> {
+  return deliverAndWait(tw.client, event, { taskQueue: tw.taskQueue, settings, timeoutMs: 240_000 });
 }

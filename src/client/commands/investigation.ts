@@ -5,7 +5,7 @@ import { InvalidEventError, parseTicketEvent } from '../../schemas/event';
 import { investigationSettings } from '../../settings';
 import { connectClient } from '../../temporal/client';
 import { describeStatus } from '../format';
-import { decideRefund, deliverEvent, readStatus, waitUntilSettled } from '../investigations';
+import { decideRefund, deliverAndWait, deliverEvent, readStatus } from '../investigations';
 import { UsageError } from './usage';
 
 type Out = (line: string) => void;
@@ -32,13 +32,13 @@ export async function ticketCommand(args: string[], config: Config, out: Out): P
   const event = parseTicketEvent(readEventFile(positionals[0]));
   const { client, close } = await connectClient(config);
   try {
-    const before = await readStatus(client, `investigation-${event.ticketId}`).then((s) => s.step, () => 0);
-    const delivered = await deliverEvent(client, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config) });
+    const options = { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config) };
     if (!values.wait) {
+      const delivered = await deliverEvent(client, event, options);
       out(values.json ? JSON.stringify(delivered) : `${event.type} ${event.eventId} delivered to ${delivered.workflowId}`);
       return 0;
     }
-    const status = await waitUntilSettled(client, delivered.workflowId, { afterStep: delivered.action === 'closed' ? Infinity : before });
+    const status = await deliverAndWait(client, event, options);
     if (values.json) out(JSON.stringify(status, null, 2));
     else describeStatus(status, { uiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE, steps: true }).forEach((l) => out(l));
     return 0;
