@@ -1,5 +1,6 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { PriceTable } from '../workflows/accounting';
+import type { AgentNotes } from '../workflows/agent-notes';
 import type { TokenUsage } from './model';
 
 /** Where an investigation stands; also the CaseworkStatus search attribute. */
@@ -79,13 +80,6 @@ export interface StepRecord {
   context_event?: string;
 }
 
-/** The running agent's notes: found, ruled out, to do. */
-export interface AgentNotesState {
-  found: string[];
-  ruled_out: string[];
-  to_do: string[];
-}
-
 /** Everything a run carries into its continuation (continue-as-new). JSON-safe. */
 export interface CarriedState {
   transcript: MessageParam[];
@@ -102,9 +96,9 @@ export interface CarriedState {
   lastModelCallAt: number | null;
   compactedThrough: number;
   caseNotes: unknown | null;
-  agentNotes: AgentNotesState;
+  agentNotes: AgentNotes;
   /** The notes as the context shows them: refreshed at clearing batches so the cached prefix holds between them. */
-  notesShown: AgentNotesState;
+  notesShown: AgentNotes;
   memoryBlock: string | null;
   pending: RefundRequest | null;
   decisions: RefundDecision[];
@@ -136,7 +130,7 @@ export interface InvestigationStatus {
   decisions: RefundDecision[];
   totals: TokenUsage & { cost_usd: number };
   steps: StepRecord[];
-  agentNotes: AgentNotesState;
+  agentNotes: AgentNotes;
   caseNotes: unknown | null;
   transcriptMessages: number;
   continuedAsNew: number;

@@ -31,6 +31,7 @@ import { SYSTEM_PROMPT } from './prompt';
 import { replyText, toolResultMessage, toParams, toolUses } from './transcript';
 import {
   applyNotesUpdate,
+  EMPTY_AGENT_NOTES,
   buildContext,
   chooseSplit,
   clearingTrigger,
@@ -82,8 +83,8 @@ function freshState(): CarriedState {
     lastModelCallAt: null,
     compactedThrough: 0,
     caseNotes: null,
-    agentNotes: { found: [], ruled_out: [], to_do: [] },
-    notesShown: { found: [], ruled_out: [], to_do: [] },
+    agentNotes: EMPTY_AGENT_NOTES,
+    notesShown: EMPTY_AGENT_NOTES,
     memoryBlock: null,
     pending: null,
     decisions: [],
