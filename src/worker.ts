@@ -12,6 +12,7 @@ import { startMetricsEndpoint, type MetricsEndpoint } from './observability/endp
 import { instrumentModel } from './observability/instrument-model';
 import { installTelemetry } from './observability/logging';
 import { processMetrics, type CaseworkMetrics } from './observability/metrics';
+import { connectClient } from './temporal/client';
 import { connectionOptions, withConnectTimeout } from './temporal/connection';
 
 /** Workflow interceptor modules (log attributes: customer, ticket, step); a prebuilt bundle must be built with them. */
@@ -57,6 +58,36 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     },
     maxConcurrentActivityTaskExecutions: config.CASEWORK_MAX_CONCURRENT_ACTIVITIES,
   });
+}
+
+/** A worker polling in this process with a client beside it; `stop()` drains and closes both. */
+export interface InProcessWorker {
+  worker: Worker;
+  client: Client;
+  stop(): Promise<void>;
+}
+
+/** Connects, creates and runs a worker in this process, plus a client: for the demo, benchmarks and tests. */
+export async function startInProcessWorker(deps: Omit<WorkerDeps, 'connection'>): Promise<InProcessWorker> {
+  const connection = await connectWorker(deps.config);
+  const stops: (() => Promise<unknown>)[] = [() => connection.close()];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+  };
+  try {
+    const worker = await createWorker({ ...deps, connection });
+    const running = worker.run();
+    stops.push(async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    });
+    const { client, close } = await connectClient(deps.config);
+    stops.push(close);
+    return { worker, client, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 /**

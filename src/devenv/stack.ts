@@ -1,13 +1,12 @@
 import type { Client } from '@temporalio/client';
-import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import type { Config } from '../config';
 import { migrate } from '../db/migrate';
 import { openDatabase, type Database } from '../db/pool';
 import { seedDemoData } from '../db/seed';
 import type { Model } from '../model/port';
 import { selectModel } from '../model/select';
-import { connectClient } from '../temporal/client';
-import { connectWorker, createWorker } from '../worker';
+import { startInProcessWorker } from '../worker';
 import { startDevServer, type DevServer } from './dev-server';
 
 /** Everything a laptop run needs, started in-process: dev server, Postgres, a worker, a client. */
@@ -41,16 +40,8 @@ export async function startLocalStack(config: Config, options: { model?: Model; 
     await migrate(db.admin);
     await seedDemoData(db.admin);
     const model = options.model ?? selectModel(config);
-    const connection: NativeConnection = await connectWorker(config);
-    stops.push(() => connection.close());
-    const worker = await createWorker({ config, connection, pool: db.app, model });
-    const running = worker.run();
-    stops.push(async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running;
-    });
-    const { client, close } = await connectClient(config);
-    stops.push(close);
+    const { worker, client, stop: stopWorker } = await startInProcessWorker({ config, pool: db.app, model });
+    stops.push(stopWorker);
     return { config, server, db, model, client, worker, stop };
   } catch (error) {
     await stop();

@@ -6,8 +6,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { createOfflineModel } from '../../src/model/offline';
 import type { Model } from '../../src/model/port';
 import type { ModelReply, ModelRequest } from '../../src/schemas/model';
-import { connectClient } from '../../src/temporal/client';
-import { connectWorker, createWorker } from '../../src/worker';
+import { startInProcessWorker } from '../../src/worker';
 import type { Database } from '../../src/db/pool';
 import { openTestDatabase, unique } from './db';
 
@@ -29,23 +28,8 @@ export async function startTestWorker(options: { pool: Pool; model?: Model; env?
   const taskQueue = unique('casework-test');
   const config = loadConfig({ ...process.env, ...options.env, TEMPORAL_TASK_QUEUE: taskQueue });
   const model = options.model ?? createOfflineModel();
-  const connection = await connectWorker(config);
-  const worker = await createWorker({ config, connection, pool: options.pool, model, workflowBundlePath: process.env.CASEWORK_WORKFLOW_BUNDLE });
-  const running = worker.run();
-  const { client, close } = await connectClient(config);
-  return {
-    config,
-    client,
-    worker,
-    model,
-    taskQueue,
-    async stop() {
-      await close();
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running;
-      await connection.close();
-    },
-  };
+  const started = await startInProcessWorker({ config, pool: options.pool, model, workflowBundlePath: process.env.CASEWORK_WORKFLOW_BUNDLE });
+  return { ...started, config, model, taskQueue };
 }
 
 /** A model port that records every request it is sent and every reply, in front of another one. */
