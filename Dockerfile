@@ -32,5 +32,5 @@ EXPOSE 9464 8080
 
 # node directly as PID 1's child (compose sets init: true), so SIGTERM reaches casework, which
 # drains in-flight tasks or requests before it exits.
-ENTRYPOINT ["node", "--import", "tsx", "src/client/cli.ts"]
+ENTRYPOINT ["node", "--import", "tsx", "src/main/cli.ts"]
 CMD ["worker"]

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { runEventsBench } from '../src/bench/events';
+import { runEventsBench } from '../src/dev/bench/events';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/pool';
-import { startDevServer } from '../src/devenv/dev-server';
-import { lazyClient, startServer } from '../src/server/serve';
+import { startDevServer } from '../src/dev/env/dev-server';
+import { lazyClient, startServer } from '../src/main/commands/serve';
 
 // `npx tsx scripts/bench-events.ts [--url http://host:port --key KEY] [--count N] [--concurrency 1,8,32] [--json]`
 //

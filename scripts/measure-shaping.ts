@@ -3,9 +3,9 @@ import { createToolActivities } from '../src/activities/tools';
 import { loadConfig } from '../src/config';
 import { migrate } from '../src/db/migrate';
 import { openDatabase, withCustomer, type Database } from '../src/db/pool';
-import { DEMO, seedDemoData } from '../src/db/seed';
-import type { ToolCall, ToolOutcome } from '../src/tools/types';
-import { estimateTokens } from '../src/workflows/tokens';
+import { DEMO, seedDemoData } from '../src/dev/demo-data/seed';
+import type { ToolCall, ToolOutcome } from '../src/schemas/tool-call';
+import { estimateTokens } from '../src/context/tokens';
 
 // `npx tsx scripts/measure-shaping.ts`: how much result shaping at the source saves (design
 // text 12.10.5, section 3). For each tool on the seeded demo data it compares the tokens of the
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     await migrate(db.admin);
     await seedDemoData(db.admin);
     const rows = await measureAll(db);
-    console.log('Result shaping on the seeded demo data (tokens estimated at ~4 characters each, src/workflows/tokens.ts):');
+    console.log('Result shaping on the seeded demo data (tokens estimated at ~4 characters each, src/context/tokens.ts):');
     console.log('');
     for (const line of table(rows)) console.log(line);
   } finally {

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { decideRefund, deliverEvent, waitUntilSettled } from '../src/client/investigations';
 import { loadConfig } from '../src/config';
-import { exampleEvent } from '../src/demo/run';
-import { startLocalStack } from '../src/devenv/stack';
+import { exampleEvent } from '../src/dev/demo/run';
+import { startLocalStack } from '../src/dev/env/stack';
 import { investigationSettings } from '../src/settings';
 
 // Round-trip time of a refund decision through the validated update, on the dev server with a

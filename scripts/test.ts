@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path';
 import { Client as PgClient, Pool } from 'pg';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { migrate } from '../src/db/migrate';
-import { startDevServer } from '../src/devenv/dev-server';
-import { findTestServer } from '../src/devenv/temporal-cli';
+import { startDevServer } from '../src/dev/env/dev-server';
+import { findTestServer } from '../src/dev/env/temporal-cli';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/worker';
 
 // `npm test`: one Temporal dev server (gRPC 7243, web UI 8243) and, when DATABASE_URL is set,

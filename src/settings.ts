@@ -1,5 +1,5 @@
 import type { Config } from './config';
-import { pricesFromConfig } from './workflows/accounting';
+import type { PriceTable } from './schemas/model';
 import type { Approver, InvestigationSettings } from './schemas/investigation';
 
 /** Parses "name:limitCents,name:limitCents" into approvers, naming the bad entry when malformed. */
@@ -13,6 +13,18 @@ export function parseApprovers(spec: string): Approver[] {
       if (!match) throw new Error(`CASEWORK_APPROVERS entry "${entry}" is not name:limitCents`);
       return { name: match[1], limit_cents: Number(match[2]) };
     });
+}
+
+/** The price table configured through CASEWORK_PRICE_* (see src/config.ts). */
+export function pricesFromConfig(
+  config: Pick<Config, 'CASEWORK_PRICE_INPUT_PER_MTOK' | 'CASEWORK_PRICE_OUTPUT_PER_MTOK' | 'CASEWORK_PRICE_CACHE_WRITE_MULTIPLIER' | 'CASEWORK_PRICE_CACHE_READ_MULTIPLIER'>,
+): PriceTable {
+  return {
+    input_per_mtok: config.CASEWORK_PRICE_INPUT_PER_MTOK,
+    output_per_mtok: config.CASEWORK_PRICE_OUTPUT_PER_MTOK,
+    cache_write_multiplier: config.CASEWORK_PRICE_CACHE_WRITE_MULTIPLIER,
+    cache_read_multiplier: config.CASEWORK_PRICE_CACHE_READ_MULTIPLIER,
+  };
 }
 
 const HOUR = 3_600_000;

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../src/config';
-import { accountCall, addCall, costOf, DEFAULT_PRICES, emptyTotals, fullPriceCost, pricesFromConfig, totalsOf } from '../src/workflows/accounting';
+import { accountCall, addCall, costOf, DEFAULT_PRICES, emptyTotals, fullPriceCost, totalsOf } from '../src/context/accounting';
+import { pricesFromConfig } from '../src/settings';
 
 const million = 1_000_000;
 const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≈ ${expected}`);

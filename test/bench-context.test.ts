@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runContextBench, scenarioStepTokens, SCENARIO, type ContextBenchRow } from '../src/bench/context';
+import { runContextBench, scenarioStepTokens, SCENARIO, type ContextBenchRow } from '../src/dev/bench/context';
 
 const lines: string[] = [];
 const result = runContextBench({ out: (line) => lines.push(line) });

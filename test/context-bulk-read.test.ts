@@ -4,8 +4,8 @@ import { createBulkReadActivities, helperPrompt, type ReviewResult, type TicketR
 import { answerQuestion, keyTerms, offlineBulkRead, readTickets } from '../src/model/offline/bulk-reader';
 import type { Model } from '../src/model/port';
 import type { ModelRequest } from '../src/schemas/model';
-import type { ToolCall } from '../src/tools/types';
-import { estimateTokens } from '../src/workflows/tokens';
+import type { ToolCall } from '../src/schemas/tool-call';
+import { estimateTokens } from '../src/context/tokens';
 import { openTestDatabase, unique } from './support/db';
 import type { Database } from '../src/db/pool';
 

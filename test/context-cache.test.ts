@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { MessageParam, TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages';
 import { createPromptCache, emptyCacheState, simulateCache, type CacheableRequest } from '../src/model/offline/cache';
-import { buildContext, estimateToolTokens } from '../src/workflows/context';
+import { buildContext, estimateToolTokens } from '../src/context';
 
 const chars = (tokens: number, letter = 'x') => letter.repeat(tokens * 4);
 const system: TextBlockParam[] = [{ type: 'text', text: chars(1_500, 'r') }];

@@ -20,9 +20,9 @@ import {
   STUB,
   toolResultIds,
   type CaseNotes,
-} from '../src/workflows/context';
+} from '../src/context';
 import { SYSTEM_PROMPT } from '../src/workflows/prompt';
-import { toolDefinitions } from '../src/tools/specs';
+import { toolDefinitions } from '../src/schemas/tool-specs';
 
 const customer = (text: string): MessageParam => ({ role: 'user', content: [{ type: 'text', text: `Customer message:\n${text}` }] });
 const calls = (...ids: string[]): MessageParam => ({

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decideRefund, deliverEvent, waitUntilSettled } from '../src/client/investigations';
-import { historySizes } from '../src/bench/workflow';
+import { historySizes } from '../src/dev/bench/workflow';
 import { example, send, settingsWith, ticket } from './support/investigate';
 import { recordingModel, seededWorker } from './support/temporal';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { benchCustomerId, runMemoryBench } from '../src/bench/memory';
+import { benchCustomerId, runMemoryBench } from '../src/dev/bench/memory';
 import type { Database } from '../src/db/pool';
 import { openTestDatabase } from './support/db';
 

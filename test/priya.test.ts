@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decideRefund, waitUntilSettled } from '../src/client/investigations';
-import { runToReply } from '../src/bench/workflow';
+import { runToReply } from '../src/dev/bench/workflow';
 import { example, send } from './support/investigate';
 import { recordingModel, seededWorker } from './support/temporal';
 

@@ -5,8 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { COURIER_EVENT_CODES } from '../src/activities/tools/codes';
 import { distanceMetres } from '../src/activities/tools/shape';
 import type { Database } from '../src/db/pool';
-import { DEMO, SEED_TABLES, seedDemoData } from '../src/db/seed';
-import { EXAMPLES_DIR } from '../src/demo/run';
+import { DEMO, SEED_TABLES, seedDemoData } from '../src/dev/demo-data/seed';
+import { EXAMPLES_DIR } from '../src/dev/demo/run';
 import { parseTicketEvent } from '../src/schemas/event';
 import { openTestDatabase } from './support/db';
 

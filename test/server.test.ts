@@ -11,7 +11,7 @@ import type { InvestigationStatus } from '../src/schemas/investigation';
 import type { RequestLog } from '../src/server/app';
 import { ApiKeyConfigError, createAuthenticator, parseApiKeys } from '../src/server/auth';
 import { MAX_BODY_BYTES } from '../src/server/http';
-import { lazyClient, serveCommand, startServer, type RunningServer } from '../src/server/serve';
+import { lazyClient, serveCommand, startServer, type RunningServer } from '../src/main/commands/serve';
 import { openTestDatabase, unique } from './support/db';
 import { example, ticket } from './support/investigate';
 import { startTestWorker, type TestWorker } from './support/temporal';
@@ -390,7 +390,7 @@ describe('credentials configuration', () => {
 
   test('`casework serve` starts, answers, and drains and exits 0 on SIGTERM', async () => {
     const root = resolve(__dirname, '..');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/client/cli.ts', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'serve', '--port', '0', '--host', '127.0.0.1'], {
       cwd: root,
       env: { ...process.env, TEMPORAL_TASK_QUEUE: tw.taskQueue, CASEWORK_API_KEYS: `${TRUSTED}:*`, CASEWORK_LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { createToolActivities } from '../src/activities/tools';
 import { COURIER_EVENT_CODES, ORDER_STATUS_CODES, PAYMENT_STATUS_CODES } from '../src/activities/tools/codes';
 import { withCustomer, type Database } from '../src/db/pool';
-import { DEMO } from '../src/db/seed';
-import type { ToolOutcome } from '../src/tools/types';
+import { DEMO } from '../src/dev/demo-data/seed';
+import type { ToolOutcome } from '../src/schemas/tool-call';
 import { openTestDatabase, unique, EMBEDDED_SHARED_SESSION } from './support/db';
 
 // The investigation tools against the seeded demo data in real Postgres, as the app role.

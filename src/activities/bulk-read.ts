@@ -4,11 +4,11 @@ import { withCustomer } from '../db/pool';
 import type { Model } from '../model/port';
 import { toActivityFailure } from '../model/errors';
 import type { ModelReply } from '../schemas/model';
-import type { ToolCall, ToolOutcome } from '../tools/types';
-import { totalInputTokens } from '../workflows/accounting';
-import { estimateTokens } from '../workflows/tokens';
+import type { ToolCall, ToolOutcome } from '../schemas/tool-call';
+import { totalInputTokens } from '../context/accounting';
+import { estimateTokens } from '../context/tokens';
 import { defineTool } from './tools/define';
-import { isoTimestamp } from './tools/shape';
+import { isoTimestamp } from '../db/rows';
 
 // review_tickets: heavy reading sent somewhere else (design text 12.10.5, section 3). A helper
 // call with its own fresh context reads every earlier ticket in full and answers one
@@ -21,10 +21,10 @@ export const MAX_TICKETS_READ = 200;
 export const HELPER_MAX_TOKENS = 1_024;
 
 /** Starts each ticket in the helper's prompt. */
-export const TICKET_MARK = '### ticket ';
+
 
 /** Starts the question line in the helper's prompt. */
-export const QUESTION_PREFIX = 'Question: ';
+import { QUESTION_PREFIX, TICKET_MARK } from '../context/wire';
 
 /** The helper's instructions. */
 export const HELPER_SYSTEM =

@@ -1,7 +1,8 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { Model } from '../model/port';
 import { toActivityFailure } from '../model/errors';
-import { CaseNotes, caseNotesJsonSchema, emptyCaseNotes, mergeCaseNotes, renderTranscriptForNotes } from '../schemas/case-notes';
+import { CaseNotes, caseNotesJsonSchema, emptyCaseNotes, mergeCaseNotes } from '../schemas/case-notes';
+import { renderTranscriptForNotes } from '../context/notes-transcript';
 import { NO_USAGE, type ModelReply, type ModelRequest, type TokenUsage } from '../schemas/model';
 import { describeIssues } from '../schemas/issues';
 

@@ -11,7 +11,7 @@ import { rememberFact } from '../memory/remember';
 import { quoteStored, renderMemoryBlock } from '../memory/render';
 import { CustomerId, type CaseRecord, type Note, type Profile } from '../memory/schemas';
 import { postgresMemorySearch, type MemorySearch } from '../memory/search';
-import { ToolError } from '../tools/types';
+import { ToolError } from '../schemas/tool-call';
 import { defineTool } from './tools/define';
 import { describeIssues } from '../schemas/issues';
 

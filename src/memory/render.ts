@@ -1,5 +1,5 @@
-import { excerpt } from '../activities/tools/shape';
-import { estimateTokens } from '../workflows/tokens';
+import { excerpt } from '../context/excerpt';
+import { estimateTokens } from '../context/tokens';
 import { PROFILE_FIELDS, PROFILE_LABELS } from './classify';
 import { dayOf } from './dates';
 import type { CaseRecord, Note, Profile } from './schemas';
@@ -9,7 +9,7 @@ import type { CaseRecord, Note, Profile } from './schemas';
 // the customer claims, and no note can close the block or fake a heading of its own.
 
 /** The tag around the block; the system prompt names it as information, never instructions. */
-export const MEMORY_TAG = 'customer_memory';
+import { MEMORY_TAG } from '../context/wire';
 
 /** The sentence that opens the block. */
 export const MEMORY_PREAMBLE =

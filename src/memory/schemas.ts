@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTimestamp, isoTimestampOrNull } from '../activities/tools/shape';
+import { isoTimestamp, isoTimestampOrNull } from '../db/rows';
 import { PROFILE_FIELDS } from './classify';
 import { describeIssues } from '../schemas/issues';
 

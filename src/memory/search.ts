@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import { z } from 'zod';
-import { isoTimestamp } from '../activities/tools/shape';
+import { isoTimestamp } from '../db/rows';
 import { parseRows } from './schemas';
 
 /** One search result: a current note or a past case, with its date. */

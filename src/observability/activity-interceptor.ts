@@ -1,7 +1,7 @@
 import type { Context } from '@temporalio/activity';
 import type { ActivityInterceptors, ActivityInterceptorsFactory } from '@temporalio/worker';
-import { isToolName } from '../tools/specs';
-import type { ToolOutcome } from '../tools/types';
+import { isToolName } from '../schemas/tool-specs';
+import type { ToolOutcome } from '../schemas/tool-call';
 import type { CaseworkMetrics } from './metrics';
 
 // One interceptor for every activity: tool activities are counted and timed (calls, errors by

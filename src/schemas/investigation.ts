@@ -1,7 +1,12 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { PriceTable } from '../workflows/accounting';
-import type { AgentNotes } from '../workflows/agent-notes';
-import type { TokenUsage } from './model';
+import type { PriceTable, TokenUsage } from './model';
+
+/** The agent's own running notes for one investigation; they live in the workflow, outside the context. */
+export interface AgentNotes {
+  found: string[];
+  ruled_out: string[];
+  to_do: string[];
+}
 
 /** Where an investigation stands; also the CaseworkStatus search attribute. */
 export type CaseStatus = 'investigating' | 'awaiting_approval' | 'waiting_for_customer' | 'closed';

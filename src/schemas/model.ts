@@ -14,6 +14,14 @@ export interface TokenUsage {
   cache_read_input_tokens: number;
 }
 
+/** USD prices. Cache writes and reads are priced as multiples of the uncached input price, as the API bills them. */
+export interface PriceTable {
+  input_per_mtok: number;
+  output_per_mtok: number;
+  cache_write_multiplier: number;
+  cache_read_multiplier: number;
+}
+
 /** What the model activity is asked to do; `purpose` picks the prompt family in the offline model. */
 export type ModelPurpose = 'investigate' | 'compact' | 'bulk_read';
 

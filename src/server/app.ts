@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { z } from 'zod';
 import { DecisionRejectedError, InvestigationNotFoundError, decideRefund, deliverEvent, readStatus } from '../client/investigations';
-import { handleMemoryRequest } from '../client/http/memory-routes';
+import { handleMemoryRequest } from './routes/memory';
 import type { Config } from '../config';
 import { InvalidEventError, investigationId, parseTicketEvent } from '../schemas/event';
 import { describeIssues } from '../schemas/issues';
@@ -27,7 +27,7 @@ import { isTemporalUnavailable } from './unavailable';
 //   POST /events                               a ticket event -> 202 {workflowId, eventId}
 //   GET  /investigations/:id                   the status query's answer
 //   POST /investigations/:id/approve | /deny   {requestId, approver?, reason?} via the validated update
-//   GET|PATCH|DELETE /customers/:id/memory…    the memory routes (src/client/http/memory-routes.ts)
+//   GET|PATCH|DELETE /customers/:id/memory…    the memory routes (src/server/routes/memory.ts)
 //   GET  /healthz                              200 when Temporal answers, else 503 (no credentials needed)
 
 /** One line per request: what was asked, the answer, how long it took. Never bodies. */

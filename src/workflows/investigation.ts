@@ -23,12 +23,12 @@ import type {
 } from '../schemas/investigation';
 import { addUsage, NO_USAGE, type ModelReply } from '../schemas/model';
 import { SA } from '../schemas/search-attributes';
-import { isToolName, TOOL_SPECS, toolDefinitions } from '../tools/specs';
-import type { ToolCall, ToolOutcome } from '../tools/types';
+import { isToolName, TOOL_SPECS, toolDefinitions } from '../schemas/tool-specs';
+import type { ToolCall, ToolOutcome } from '../schemas/tool-call';
 import { decisionProblem, describeDuration } from './approvals';
 import { customerMessageSignal, closeTicketSignal, decideRefundSignal, decideRefundUpdate, statusQuery } from './investigation-api';
 import { SYSTEM_PROMPT } from './prompt';
-import { replyText, toolResultMessage, toParams, toolUses } from './transcript';
+import { customerText, replyText, toolResultMessage, toParams, toolUses } from '../context/transcript';
 import {
   applyNotesUpdate,
   EMPTY_AGENT_NOTES,
@@ -41,7 +41,7 @@ import {
   estimateMessagesTokens,
   contextManagementEdits,
   type CaseNotes,
-} from './context';
+} from '../context';
 import { describeIssues } from '../schemas/issues';
 
 const { callModel } = proxyActivities<Activities>({
@@ -368,7 +368,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
         await condition(() => s.inbox.length > 0 || closeRequested, settings.followUpWindowMs);
       }
       if (s.inbox.length === 0) break;
-      s.transcript.push({ role: 'user', content: drainInbox().map((m) => ({ type: 'text', text: `Customer message:\n${m}` })) });
+      s.transcript.push({ role: 'user', content: drainInbox().map(customerText) });
       s.turnSteps = 0;
       publish('investigating');
     }

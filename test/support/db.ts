@@ -2,7 +2,7 @@ import { Client as PgClient } from 'pg';
 import { loadConfig } from '../../src/config';
 import { migrate } from '../../src/db/migrate';
 import { openDatabase, type Database } from '../../src/db/pool';
-import { seedDemoData } from '../../src/db/seed';
+import { seedDemoData } from '../../src/dev/demo-data/seed';
 
 /** A short unique suffix so tests sharing one database never collide. */
 export function unique(prefix: string): string {

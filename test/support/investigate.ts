@@ -1,6 +1,6 @@
 import { loadConfig } from '../../src/config';
 import { deliverAndWait } from '../../src/client/investigations';
-import { exampleEvent } from '../../src/demo/run';
+import { exampleEvent } from '../../src/dev/demo/run';
 import { parseTicketEvent, type TicketEvent } from '../../src/schemas/event';
 import type { InvestigationSettings, InvestigationStatus } from '../../src/schemas/investigation';
 import { investigationSettings } from '../../src/settings';

@@ -1,5 +1,5 @@
-import { TOOL_SPECS, type ToolInput, type ToolName } from '../../tools/specs';
-import { ToolError, type ToolCall, type ToolContext, type ToolOutcome } from '../../tools/types';
+import { TOOL_SPECS, type ToolInput, type ToolName } from '../../schemas/tool-specs';
+import { ToolError, type ToolCall, type ToolContext, type ToolOutcome } from '../../schemas/tool-call';
 import { describeIssues } from '../../schemas/issues';
 
 /** A tool's body: validated input and context in, a JSON-safe result (or text) out. */

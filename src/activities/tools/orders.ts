@@ -1,10 +1,11 @@
 import type { Pool, PoolClient } from 'pg';
 import { z } from 'zod';
-import { ToolError } from '../../tools/types';
+import { ToolError } from '../../schemas/tool-call';
 import { ORDER_STATUS_CODES, SHIPMENT_STATUS_CODES, describeCode } from './codes';
 import { defineTool } from './define';
 import { scoped } from './scoped';
-import { isoTimestamp, pageWindow } from './shape';
+import { isoTimestamp } from '../../db/rows';
+import { pageWindow } from './shape';
 
 /** Most item lines get_order shows; an order with more says how many it left out. */
 export const MAX_ITEMS_SHOWN = 10;

@@ -4,7 +4,7 @@ import { CAPTURED_CHARGE, COUNTED_REFUND_CODES, PAYMENT_METHOD_CODES, PAYMENT_ST
 import { defineTool } from './define';
 import { requireOrder } from './orders';
 import { scoped } from './scoped';
-import { isoTimestamp } from './shape';
+import { isoTimestamp } from '../../db/rows';
 
 /** Most charges (and, separately, refunds) listed; totals always count every one. */
 export const MAX_PAYMENTS_SHOWN = 10;

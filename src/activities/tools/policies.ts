@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { z } from 'zod';
-import { ToolError } from '../../tools/types';
+import { ToolError } from '../../schemas/tool-call';
 import { defineTool } from './define';
 import { scoped } from './scoped';
 

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Pool, PoolClient } from 'pg';
 import { z } from 'zod';
-import { ToolError, type ToolContext } from '../../tools/types';
+import { ToolError, type ToolContext } from '../../schemas/tool-call';
 import { defineTool } from './define';
 import { readPayments } from './payments';
 import { scoped } from './scoped';
-import { isoTimestamp } from './shape';
+import { isoTimestamp } from '../../db/rows';
 import { describeIssues } from '../../schemas/issues';
 
 // The refund trail: request_refund asks, a human decides (recordRefundDecision, called by the

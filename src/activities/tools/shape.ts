@@ -1,17 +1,8 @@
-import { z } from 'zod';
-import { ToolError } from '../../tools/types';
+import { ToolError } from '../../schemas/tool-call';
 
 // Helpers every tool uses to keep its result small and JSON-safe (design text 12.10.3):
-// ISO dates, limited lists that say what they left out, short excerpts.
-
-/** A timestamptz column as pg returns it (a Date), parsed to an ISO string. */
-export const isoTimestamp = z.date().transform((d) => d.toISOString());
-
-/** A nullable timestamptz column, parsed to an ISO string or null. */
-export const isoTimestampOrNull = z.date().nullable().transform((d) => (d ? d.toISOString() : null));
-
-/** A numeric/bigint column pg returns as a string, parsed to a number. */
-export const numberFromText = z.union([z.number(), z.string()]).transform(Number);
+// limited lists that say what they left out, distances. Row parsers live in db/rows.ts and
+// excerpts in context/excerpt.ts, since memory shapes its text the same way.
 
 /** Where a page sits in a list: the slice bounds and a sentence the model can read. */
 export interface PageWindow {
@@ -39,15 +30,6 @@ export function pageWindow(total: number, page: number, size: number, noun: stri
     showing: `${noun} ${offset + 1}-${last} of ${total}, ${order}`,
     next_page: page < pages ? page + 1 : null,
   };
-}
-
-/** The first ~`max` characters of `text`, cut at a word boundary, whitespace collapsed, "…" when cut. */
-export function excerpt(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat.length <= max) return flat;
-  const cut = flat.slice(0, max);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).replace(/[\s,.;:]+$/, '')}…`;
 }
 
 /** Great-circle distance in metres between two points (haversine; plenty for "is this the address?"). */

@@ -2,7 +2,9 @@ import type { Pool, PoolClient } from 'pg';
 import { z } from 'zod';
 import { defineTool } from './define';
 import { scoped } from './scoped';
-import { excerpt, isoTimestamp, pageWindow } from './shape';
+import { excerpt } from '../../context/excerpt';
+import { isoTimestamp } from '../../db/rows';
+import { pageWindow } from './shape';
 
 /** Earlier tickets per page; review_tickets reads them all when a question needs every one. */
 export const TICKETS_PAGE_SIZE = 5;

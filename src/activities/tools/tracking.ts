@@ -4,7 +4,8 @@ import { COURIER_EVENT_CODES, DELIVERY_POD_TYPES, describeCode } from './codes';
 import { defineTool } from './define';
 import { requireOrder, type OrderRow } from './orders';
 import { scoped } from './scoped';
-import { describeDistance, distanceMetres, isoTimestamp, pageWindow } from './shape';
+import { isoTimestamp } from '../../db/rows';
+import { describeDistance, distanceMetres, pageWindow } from './shape';
 
 /** Tracking events per page: enough to follow a journey, small enough to clear cheaply. */
 export const TRACKING_PAGE_SIZE = 5;

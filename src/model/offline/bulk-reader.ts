@@ -1,7 +1,7 @@
 import type { ContentBlock } from '@anthropic-ai/sdk/resources/messages';
-import { QUESTION_PREFIX, TICKET_MARK } from '../../activities/bulk-read';
+import { QUESTION_PREFIX, TICKET_MARK } from '../../context/wire';
 import type { ModelReply, ModelRequest } from '../../schemas/model';
-import { estimateRequestTokens, estimateTokens } from '../../workflows/tokens';
+import { estimateRequestTokens, estimateTokens } from '../../context/tokens';
 
 // The offline model's answer to a bulk_read request: it matches the question's key terms
 // against every ticket, deterministically, and lists the tickets that match with a quote.

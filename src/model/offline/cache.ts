@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ContentBlockParam, MessageParam, TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages';
 import type { TokenUsage } from '../../schemas/model';
-import { CACHE_TTL_MS } from '../../workflows/clearing';
-import { estimateBlockTokens, estimateTokens, estimateToolTokens } from '../../workflows/tokens';
+import { CACHE_TTL_MS } from '../../context/clearing';
+import { estimateBlockTokens, estimateTokens, estimateToolTokens } from '../../context/tokens';
 
 // A deterministic stand-in for the Messages API's prompt cache, so offline runs and the
 // benchmark report cache writes and reads the way the real API would. It follows the API's

@@ -1,7 +1,8 @@
 import type { ContentBlock } from '@anthropic-ai/sdk/resources/messages';
-import { ENTRY_MARK, type CaseNotes } from '../../schemas/case-notes';
+import type { CaseNotes } from '../../schemas/case-notes';
+import { ENTRY_MARK } from '../../context/wire';
 import type { ModelReply, ModelRequest } from '../../schemas/model';
-import { estimateRequestTokens, estimateTokens } from '../../workflows/tokens';
+import { estimateRequestTokens, estimateTokens } from '../../context/tokens';
 
 // The offline model's answer to a compaction request: it fills CaseNotes from the rendered
 // transcript by rule, deterministically, so the same conversation always gives the same notes.

@@ -1,7 +1,7 @@
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { CUSTOMER_PREFIX, STUB } from '../../context/wire';
 
 /** Placeholder text the clearing batch leaves in an old tool result. */
-const CLEARED_PREFIX = '[Older result cleared';
 
 /** One tool call the model made, with its result if visible. */
 export interface SeenCall {
@@ -40,7 +40,7 @@ function parseResult(content: unknown): { value: unknown; cleared: boolean } {
     : Array.isArray(content)
       ? content.map((b) => (b && typeof b === 'object' && 'text' in b ? String((b as { text: unknown }).text) : '')).join('')
       : '';
-  if (text.startsWith(CLEARED_PREFIX)) return { value: undefined, cleared: true };
+  if (text === STUB) return { value: undefined, cleared: true };
   try {
     return { value: JSON.parse(text), cleared: false };
   } catch {
@@ -48,7 +48,6 @@ function parseResult(content: unknown): { value: unknown; cleared: boolean } {
   }
 }
 
-const CUSTOMER_PREFIX = 'Customer message:\n';
 
 /** Reads a Messages request as the offline investigator sees it. Pure. */
 export function readConversation(messages: MessageParam[]): ConversationView {

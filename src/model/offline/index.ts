@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Model } from '../port';
 import type { ModelReply, ModelRequest } from '../../schemas/model';
-import { estimateBlockTokens } from '../../workflows/tokens';
+import { estimateBlockTokens } from '../../context/tokens';
 import { offlineBulkRead } from './bulk-reader';
 import { createPromptCache, canonicalJson, type PromptCache } from './cache';
 import { offlineCompact } from './compactor';

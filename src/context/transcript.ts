@@ -6,6 +6,7 @@ import type {
   ToolResultBlockParam,
   ToolUseBlock,
 } from '@anthropic-ai/sdk/resources/messages';
+import { labelCustomerText } from './wire';
 
 /** The reply's content as request params (drops response-only fields so it can be sent back). */
 export function toParams(content: ContentBlock[]): ContentBlockParam[] {
@@ -41,7 +42,7 @@ export function replyText(content: ContentBlock[]): string {
 
 /** A customer's message as a text block, labelled so the model can tell it from tool output. */
 export function customerText(message: string): TextBlockParam {
-  return { type: 'text', text: `Customer message:\n${message}` };
+  return { type: 'text', text: labelCustomerText(message) };
 }
 
 /**

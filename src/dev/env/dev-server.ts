@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
-import { SEARCH_ATTRIBUTE_FLAGS } from '../schemas/search-attributes';
+import { SEARCH_ATTRIBUTE_FLAGS } from '../../schemas/search-attributes';
 import { findTemporalCli } from './temporal-cli';
 
 /** A Temporal dev server this process started, or one that was already listening. */

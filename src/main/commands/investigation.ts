@@ -4,9 +4,9 @@ import type { Config } from '../../config';
 import { InvalidEventError, parseTicketEvent } from '../../schemas/event';
 import { investigationSettings } from '../../settings';
 import { connectClient } from '../../temporal/client';
-import { describeStatus } from '../format';
-import { decideRefund, deliverAndWait, deliverEvent, readStatus } from '../investigations';
-import { UsageError } from './usage';
+import { describeStatus } from '../../client/format';
+import { decideRefund, deliverAndWait, deliverEvent, readStatus } from '../../client/investigations';
+import { UsageError } from '../usage';
 
 type Out = (line: string) => void;
 

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Pool } from 'pg';
-import { createMemoryActivities } from '../activities/memory';
-import { withCustomer } from '../db/pool';
-import { SEARCH_SQL, searchParams } from '../memory/search';
+import { createMemoryActivities } from '../../activities/memory';
+import { withCustomer } from '../../db/pool';
+import { SEARCH_SQL, searchParams } from '../../memory/search';
 
 // How fast memory is at the start of a run and on recall() with a realistic amount of it:
 // 10,000 customers with 50 notes each (500,000 notes) by default. Seeding is done by Postgres

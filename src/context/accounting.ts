@@ -1,16 +1,9 @@
-import type { Config } from '../config';
-import { NO_USAGE, addUsage, type TokenUsage } from '../schemas/model';
+import { NO_USAGE, addUsage, type PriceTable, type TokenUsage } from '../schemas/model';
+
+export type { PriceTable } from '../schemas/model';
 
 // Token and cost accounting for model calls, from the API's own usage fields: input_tokens
 // is the uncached part only; cache writes and reads are reported beside it.
-
-/** USD prices. Cache writes and reads are priced as multiples of the uncached input price, as the API bills them. */
-export interface PriceTable {
-  input_per_mtok: number;
-  output_per_mtok: number;
-  cache_write_multiplier: number;
-  cache_read_multiplier: number;
-}
 
 /** Defaults: $4 per million input tokens, cache write 1.25x, cache read 0.1x, output $20 per million. */
 export const DEFAULT_PRICES: PriceTable = Object.freeze({
@@ -19,18 +12,6 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
   cache_write_multiplier: 1.25,
   cache_read_multiplier: 0.1,
 });
-
-/** The price table configured through CASEWORK_PRICE_* (see src/config.ts). */
-export function pricesFromConfig(
-  config: Pick<Config, 'CASEWORK_PRICE_INPUT_PER_MTOK' | 'CASEWORK_PRICE_OUTPUT_PER_MTOK' | 'CASEWORK_PRICE_CACHE_WRITE_MULTIPLIER' | 'CASEWORK_PRICE_CACHE_READ_MULTIPLIER'>,
-): PriceTable {
-  return {
-    input_per_mtok: config.CASEWORK_PRICE_INPUT_PER_MTOK,
-    output_per_mtok: config.CASEWORK_PRICE_OUTPUT_PER_MTOK,
-    cache_write_multiplier: config.CASEWORK_PRICE_CACHE_WRITE_MULTIPLIER,
-    cache_read_multiplier: config.CASEWORK_PRICE_CACHE_READ_MULTIPLIER,
-  };
-}
 
 /** One call's cost, split the way its tokens are. */
 export interface CallCost {

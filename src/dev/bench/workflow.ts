@@ -1,14 +1,14 @@
 import type { Client } from '@temporalio/client';
-import { createBulkReadActivities } from '../activities/bulk-read';
-import { stepTable, totalsLine } from '../client/format';
-import { decideRefund, deliverAndWait, waitUntilSettled } from '../client/investigations';
-import type { Config } from '../config';
-import { DEMO } from '../db/seed';
+import { createBulkReadActivities } from '../../activities/bulk-read';
+import { stepTable, totalsLine } from '../../client/format';
+import { decideRefund, deliverAndWait, waitUntilSettled } from '../../client/investigations';
+import type { Config } from '../../config';
+import { DEMO } from '../demo-data/seed';
 import { exampleEvent } from '../demo/run';
-import { startLocalStack } from '../devenv/stack';
-import type { TicketEvent } from '../schemas/event';
-import type { InvestigationStatus } from '../schemas/investigation';
-import { investigationSettings } from '../settings';
+import { startLocalStack } from '../env/stack';
+import type { TicketEvent } from '../../schemas/event';
+import type { InvestigationStatus } from '../../schemas/investigation';
+import { investigationSettings } from '../../settings';
 
 type Out = (line: string) => void;
 

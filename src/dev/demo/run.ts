@@ -1,19 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
-import type { Config } from '../config';
-import { money, stepTable, totalsLine, workflowUrl } from '../client/format';
-import { decideRefund, deliverAndWait, waitUntilSettled } from '../client/investigations';
-import { startLocalStack } from '../devenv/stack';
-import { showMemory } from '../memory/control';
-import { parseTicketEvent, type TicketEvent } from '../schemas/event';
-import type { InvestigationStatus } from '../schemas/investigation';
-import { investigationSettings } from '../settings';
+import type { Config } from '../../config';
+import { money, stepTable, totalsLine, workflowUrl } from '../../client/format';
+import { decideRefund, deliverAndWait, waitUntilSettled } from '../../client/investigations';
+import { startLocalStack } from '../env/stack';
+import { showMemory } from '../../memory/control';
+import { parseTicketEvent, type TicketEvent } from '../../schemas/event';
+import type { InvestigationStatus } from '../../schemas/investigation';
+import { investigationSettings } from '../../settings';
 
 type Out = (line: string) => void;
 
 /** The example events the demo sends, in examples/events. */
-export const EXAMPLES_DIR = resolve(__dirname, '../../examples/events');
+export const EXAMPLES_DIR = resolve(__dirname, '../../../examples/events');
 
 /** An example event with a ticket id unique to this run, so a reused dev server never mixes runs. */
 export function exampleEvent(name: string, runTag: string, overrides: Partial<TicketEvent> = {}): TicketEvent {

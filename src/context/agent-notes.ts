@@ -1,9 +1,6 @@
-/** The agent's own running notes for one investigation; they live in the workflow, outside the context. */
-export interface AgentNotes {
-  found: string[];
-  ruled_out: string[];
-  to_do: string[];
-}
+import type { AgentNotes } from '../schemas/investigation';
+
+export type { AgentNotes } from '../schemas/investigation';
 
 /** One write_notes call: items to add, and to-do items finished (`done`). */
 export interface NotesUpdate {

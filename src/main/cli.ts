@@ -6,16 +6,16 @@ import { openDatabase } from '../db/pool';
 import { InvalidEventError } from '../schemas/event';
 import { TemporalUnavailableError } from '../temporal/connection';
 import { runWorker } from '../worker';
-import { runContextBench } from '../bench/context';
-import { runMemoryBench } from '../bench/memory';
-import { runWorkflowBench } from '../bench/workflow';
-import { runDemo } from '../demo/run';
-import { serveCommand } from '../server/serve';
-import { pricesFromConfig } from '../workflows/accounting';
+import { runContextBench } from '../dev/bench/context';
+import { runMemoryBench } from '../dev/bench/memory';
+import { runWorkflowBench } from '../dev/bench/workflow';
+import { runDemo } from '../dev/demo/run';
+import { serveCommand } from './commands/serve';
+import { pricesFromConfig } from '../settings';
 import { decideCommand, statusCommand, ticketCommand } from './commands/investigation';
 import { runMemoryCommand } from './commands/memory';
-import { USAGE, UsageError } from './commands/usage';
-import { DecisionRejectedError, InvestigationNotFoundError } from './investigations';
+import { USAGE, UsageError } from './usage';
+import { DecisionRejectedError, InvestigationNotFoundError } from '../client/investigations';
 
 type Out = (line: string) => void;
 

@@ -1,9 +1,10 @@
 import type { MessageParam, TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages';
-import { createPromptCache } from '../model/offline/cache';
-import { addCall, DEFAULT_PRICES, emptyTotals, type PriceTable, type UsageTotals } from '../workflows/accounting';
-import { buildContext } from '../workflows/build-context';
-import { CACHE_TTL_MS, clearingTrigger, idsToClear, KEEP_RECENT, STUB } from '../workflows/clearing';
-import { estimateMessageTokens, estimateRequestTokens, estimateTokens, estimateToolTokens } from '../workflows/tokens';
+import { createPromptCache } from '../../model/offline/cache';
+import { addCall, DEFAULT_PRICES, emptyTotals, type PriceTable, type UsageTotals } from '../../context/accounting';
+import { buildContext } from '../../context/build-context';
+import { CACHE_TTL_MS, clearingTrigger, idsToClear, KEEP_RECENT } from '../../context/clearing';
+import { estimateMessageTokens, estimateRequestTokens, estimateTokens, estimateToolTokens } from '../../context/tokens';
+import { CUSTOMER_PREFIX, STUB } from '../../context/wire';
 
 // The design text's long-investigation scenario (12.10.5, section 2), replayed through the
 // project's own clearing, context building, cache simulator and cost code: 3,000 tokens of
@@ -65,7 +66,7 @@ function scenarioStart(): { system: TextBlockParam[]; tools: Tool[]; opening: Me
   const tools = Array.from({ length: TOOL_COUNT }, (_, i) => sizedTool(i + 1));
   const system: TextBlockParam[] = [{ type: 'text', text: filler(SYSTEM_TOKENS, 'rule') }];
   const toolTokens = tools.reduce((n, t) => n + estimateToolTokens(t), 0);
-  const prefix = 'Customer message:\n';
+  const prefix = CUSTOMER_PREFIX;
   const openingTokens = SCENARIO.base_tokens - SYSTEM_TOKENS - toolTokens;
   const opening: MessageParam = { role: 'user', content: [{ type: 'text', text: prefix + filler(openingTokens - estimateTokens(prefix), 'parcel never arrived').slice(0, openingTokens * 4 - prefix.length) }] };
   return { system, tools, opening };

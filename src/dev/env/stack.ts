@@ -1,12 +1,12 @@
 import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import type { Config } from '../config';
-import { migrate } from '../db/migrate';
-import { openDatabase, type Database } from '../db/pool';
-import { seedDemoData } from '../db/seed';
-import type { Model } from '../model/port';
-import { selectModel } from '../model/select';
-import { startInProcessWorker } from '../worker';
+import type { Config } from '../../config';
+import { migrate } from '../../db/migrate';
+import { openDatabase, type Database } from '../../db/pool';
+import { seedDemoData } from '../demo-data/seed';
+import type { Model } from '../../model/port';
+import { selectModel } from '../../model/select';
+import { startInProcessWorker } from '../../worker';
 import { startDevServer, type DevServer } from './dev-server';
 
 /** Everything a laptop run needs, started in-process: dev server, Postgres, a worker, a client. */

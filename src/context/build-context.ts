@@ -3,6 +3,7 @@ import type { CaseNotes } from '../schemas/case-notes';
 import { notesAreEmpty, renderNotes, type AgentNotes } from './agent-notes';
 import { withCacheBreakpoints } from './cache-breakpoints';
 import { applyClearing } from './clearing';
+import { AGENT_NOTES_TAG, CASE_NOTES_TAG, EARLIER_LEFT_OUT } from './wire';
 
 /** What one step's context is assembled from. */
 export interface ContextInput {
@@ -26,11 +27,6 @@ export interface BuiltContext {
   messages: MessageParam[];
 }
 
-/** The tag around the agent's own notes in the first message. */
-export const AGENT_NOTES_TAG = 'agent_notes';
-
-/** The tag around the compacted case notes in the first message. */
-export const CASE_NOTES_TAG = 'case_notes';
 
 /** The rules as system blocks. Pure and total, so the same rules give byte-identical blocks on every call. */
 export function systemBlocks(rules: string | readonly TextBlockParam[]): TextBlockParam[] {
@@ -62,8 +58,7 @@ export function contextBlocks(input: Pick<ContextInput, 'memoryBlock' | 'agentNo
   return blocks;
 }
 
-/** Said in place of the conversation's start when compaction left none and there are no notes. */
-const EARLIER_LEFT_OUT: TextBlockParam = { type: 'text', text: '(The earlier part of this conversation is not shown.)' };
+const EARLIER_LEFT_OUT_BLOCK: TextBlockParam = { type: 'text', text: EARLIER_LEFT_OUT };
 
 /**
  * Assembles what is sent for one step. Pure: the rules go out unchanged as the system prompt
@@ -77,7 +72,7 @@ export function buildContext(input: ContextInput): BuiltContext {
   const lead = contextBlocks(input);
   const first = messages[0];
   if (!first || first.role === 'assistant') {
-    messages.unshift({ role: 'user', content: lead.length ? lead : [EARLIER_LEFT_OUT] });
+    messages.unshift({ role: 'user', content: lead.length ? lead : [EARLIER_LEFT_OUT_BLOCK] });
   } else if (lead.length) {
     const content = typeof first.content === 'string' ? [{ type: 'text' as const, text: first.content }] : first.content;
     messages[0] = { ...first, content: [...lead, ...content] } as MessageParam;

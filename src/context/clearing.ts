@@ -4,8 +4,7 @@ import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/be
 /** Tool results kept word for word by clearing (design text: KEEP_RECENT). */
 export const KEEP_RECENT = 3;
 
-/** What a cleared tool result says instead of its content (design text: STUB). */
-export const STUB = '[Older result cleared to save space. Call the tool again if you need it.]';
+import { STUB } from './wire';
 
 /** Steps between clearing batches: clearing rewrites the prefix, so it is done rarely and in bulk. */
 export const CLEAR_EVERY = 10;

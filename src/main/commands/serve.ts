@@ -2,13 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { UsageError } from '../client/commands/usage';
-import type { Config } from '../config';
-import { migrate } from '../db/migrate';
-import { openDatabase } from '../db/pool';
-import { connectionOptions } from '../temporal/connection';
-import { createApp, type App, type AppDeps, type RequestLog } from './app';
-import { ApiKeyConfigError, createAuthenticator } from './auth';
+import { UsageError } from '../usage';
+import type { Config } from '../../config';
+import { migrate } from '../../db/migrate';
+import { openDatabase } from '../../db/pool';
+import { connectionOptions } from '../../temporal/connection';
+import { createApp, type App, type AppDeps, type RequestLog } from '../../server/app';
+import { ApiKeyConfigError, createAuthenticator } from '../../server/auth';
 
 type Out = (line: string) => void;
 
