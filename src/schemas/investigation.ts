@@ -1,4 +1,5 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { CaseNotes } from './case-notes';
 import type { PriceTable, TokenUsage } from './model';
 
 /** The agent's own running notes for one investigation; they live in the workflow, outside the context. */
@@ -100,7 +101,7 @@ export interface CarriedState {
   lastBatchStep: number;
   lastModelCallAt: number | null;
   compactedThrough: number;
-  caseNotes: unknown | null;
+  caseNotes: CaseNotes | null;
   agentNotes: AgentNotes;
   /** The notes as the context shows them: refreshed at clearing batches so the cached prefix holds between them. */
   notesShown: AgentNotes;
@@ -136,7 +137,7 @@ export interface InvestigationStatus {
   totals: TokenUsage & { cost_usd: number };
   steps: StepRecord[];
   agentNotes: AgentNotes;
-  caseNotes: unknown | null;
+  caseNotes: CaseNotes | null;
   transcriptMessages: number;
   continuedAsNew: number;
 }

@@ -1,3 +1,5 @@
+import { CaseworkError, type ErrorKind } from '../errors';
+
 /** Who a tool call is for. `customerId` is the authenticated customer from the ticket event. */
 export interface ToolContext {
   customerId: string;
@@ -19,10 +21,15 @@ export interface ToolOutcome {
   is_error: boolean;
 }
 
+/** A tool's answer with its result as an object too, for tools whose caller reads it (request_refund). */
+export type TypedToolOutcome<R> = { is_error: false; content: string; result: R } | { is_error: true; content: string };
+
 /**
  * A failure the model should see and can act on (unknown order, refund not approved): it becomes a
  * `tool_result` with `is_error: true` instead of failing the activity. Other errors retry.
  */
-export class ToolError extends Error {
-  override name = 'ToolError';
+export class ToolError extends CaseworkError {
+  constructor(message: string, kind: ErrorKind = 'refused') {
+    super(kind, message);
+  }
 }

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Pool, PoolClient } from 'pg';
 import { z } from 'zod';
 import { ToolError, type ToolContext } from '../../schemas/tool-call';
-import { defineTool } from './define';
+import { defineTool, defineTypedTool } from './define';
 import { readPayments } from './payments';
 import { scoped } from './scoped';
 import { isoTimestamp } from '../../db/rows';
@@ -227,7 +227,7 @@ export async function issueRefund(client: PoolClient, customerId: string, reques
 /** request_refund, issue_refund and the workflow's recordRefundDecision over one pool. */
 export function createRefundTools(deps: { pool: Pool }) {
   return {
-    request_refund: defineTool('request_refund', (input, context) =>
+    request_refund: defineTypedTool('request_refund', (input, context) =>
       scoped(deps.pool, context.customerId, (client) => requestRefund(client, context, input)),
     ),
     issue_refund: defineTool('issue_refund', ({ request_id }, context) =>

@@ -1,0 +1,73 @@
+import { buildContext, type BuiltContext } from '../context/build-context';
+import { costOf } from '../context/accounting';
+import { clearingTrigger, idsToClear } from '../context/clearing';
+import { chooseSplit } from '../context/split';
+import { estimateMessagesTokens } from '../context/tokens';
+import type { CarriedState, InvestigationSettings } from '../schemas/investigation';
+import { addUsage } from '../schemas/model';
+import { compactConversation } from './activities';
+import { SYSTEM_PROMPT } from './prompt';
+import { TOOLS } from './tool-dispatch';
+
+// The context step before each model call: a clearing batch when one is due, compaction when
+// the chat has grown long, then the lean request. Both change only what is sent; the
+// transcript keeps every message word for word.
+
+/** The transcript from the compaction split onwards: what requests are built from. */
+export function liveTail(s: CarriedState) {
+  return s.transcript.slice(s.compactedThrough);
+}
+
+/** Runs a clearing batch if one is due now; returns what it did, for the step record. */
+function clearIfDue(s: CarriedState, settings: InvestigationSettings): string | undefined {
+  // With thinking on, the API's own context editing clears (it keeps thinking blocks valid).
+  if (settings.thinking) return undefined;
+  const trigger = clearingTrigger({
+    step: s.step,
+    lastBatchStep: s.lastBatchStep,
+    clearEvery: settings.clearEvery,
+    lastModelCallAt: s.lastModelCallAt,
+    now: Date.now(),
+    cacheTtlMs: settings.cacheTtlMs,
+  });
+  if (!trigger) return undefined;
+  s.clearedIds = idsToClear(liveTail(s), settings.keepRecent);
+  s.notesShown = s.agentNotes;
+  s.lastBatchStep = s.step;
+  return `cleared ${s.clearedIds.length} old results (${trigger})`;
+}
+
+/** Compacts the older part of the chat into case notes when the tail has grown past the limit. */
+async function compactIfLong(s: CarriedState, settings: InvestigationSettings): Promise<string | undefined> {
+  const tail = liveTail(s);
+  if (estimateMessagesTokens(tail) <= settings.compactAboveTokens) return undefined;
+  const split = chooseSplit(tail, settings.keepLastMessages);
+  if (split === null || split <= 0) return undefined;
+  const { notes, usage } = await compactConversation({ messages: tail.slice(0, split), previous: s.caseNotes });
+  s.caseNotes = notes;
+  s.compactedThrough += split;
+  // The prefix changes here anyway, so the context's copy of the notes catches up for free.
+  s.notesShown = s.agentNotes;
+  s.totals = addUsage(s.totals, usage);
+  s.costUsd += costOf(usage, settings.prices);
+  return `compacted ${split} messages into case notes`;
+}
+
+/** Clearing and compaction as due; returns the context events of this step, if any. */
+export async function prepareContext(s: CarriedState, settings: InvestigationSettings): Promise<string | undefined> {
+  const events = [clearIfDue(s, settings), await compactIfLong(s, settings)].filter((e): e is string => e !== undefined);
+  return events.length ? events.join('; ') : undefined;
+}
+
+/** The lean request for this step: rules, tools, memory, notes and the tail with cleared results. */
+export function buildRequest(s: CarriedState): BuiltContext {
+  return buildContext({
+    system: SYSTEM_PROMPT,
+    tools: TOOLS,
+    messages: liveTail(s),
+    clearedIds: s.clearedIds,
+    memoryBlock: s.memoryBlock,
+    agentNotes: s.notesShown,
+    caseNotes: s.caseNotes,
+  });
+}

@@ -1,0 +1,64 @@
+import { ActivityFailure } from '@temporalio/workflow';
+import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
+import { applyNotesUpdate, renderNotes } from '../context/agent-notes';
+import { describeIssues } from '../schemas/issues';
+import type { CarriedState, InvestigationSettings } from '../schemas/investigation';
+import type { ToolCall, ToolOutcome } from '../schemas/tool-call';
+import { isToolName, TOOL_SPECS, toolDefinitions, type ToolName } from '../schemas/tool-specs';
+import { tools, TOOL_ACTIVITY_OPTIONS } from './activities';
+import { requestRefund } from './refund-approval';
+import type { RunIdentity } from './state';
+
+/** The tool definitions the model is offered, identical on every call. */
+export const TOOLS = toolDefinitions();
+const TOOL_NAMES = TOOLS.map((t) => t.name).join(', ');
+
+/** Tools that are plain activities: everything but the workflow's own notes (runs: 'workflow') and request_refund. */
+type ActivityToolName = Exclude<ToolName, 'read_notes' | 'write_notes' | 'request_refund'>;
+
+/** A one-line summary of a tool call for the event history, e.g. "get_tracking_events: order 5102". */
+export function callSummary(use: ToolUseBlock): string {
+  const input = (use.input ?? {}) as Record<string, unknown>;
+  const detail = ['order_id', 'request_id', 'topic', 'query', 'question', 'page']
+    .filter((k) => input[k] !== undefined)
+    .map((k) => `${k === 'order_id' ? 'order' : k.replace('_id', '')} ${String(input[k]).slice(0, 60)}`)
+    .join(', ');
+  return detail ? `${use.name}: ${detail}` : use.name;
+}
+
+/** Runs a tool that is a plain activity, with its one-line summary shown in the UI. */
+function runActivityTool(name: ActivityToolName, call: ToolCall, summary: string): Promise<ToolOutcome> {
+  return tools[name].executeWithOptions({ ...TOOL_ACTIVITY_OPTIONS, summary }, [call]);
+}
+
+/** read_notes and write_notes: the agent's notes live in the workflow, outside the context. */
+function runNotesTool(s: CarriedState, use: ToolUseBlock): ToolOutcome {
+  if (use.name === 'read_notes') return { is_error: false, content: renderNotes(s.agentNotes) };
+  const parsed = TOOL_SPECS.write_notes.input.safeParse(use.input ?? {});
+  if (!parsed.success) return { is_error: true, content: `Invalid input for write_notes: ${describeIssues(parsed.error)}` };
+  s.agentNotes = applyNotesUpdate(s.agentNotes, parsed.data);
+  return { is_error: false, content: `Notes saved.\n${renderNotes(s.agentNotes)}` };
+}
+
+/**
+ * Runs one tool_use block and returns what its tool_result says. An unknown tool, invalid
+ * input or a tool's own refusal is an `is_error` result the model can act on; an activity
+ * that failed after its retries becomes one too, so the conversation goes on.
+ */
+export async function runTool(id: RunIdentity, s: CarriedState, settings: InvestigationSettings, use: ToolUseBlock): Promise<ToolOutcome> {
+  if (!isToolName(use.name)) {
+    return { is_error: true, content: `Unknown tool "${use.name}". Available tools: ${TOOL_NAMES}.` };
+  }
+  const name = use.name;
+  if (name === 'read_notes' || name === 'write_notes') return runNotesTool(s, use);
+  const call: ToolCall = { name, input: use.input, context: { ...id, toolUseId: use.id } };
+  const summary = callSummary(use);
+  try {
+    if (name === 'request_refund') return await requestRefund(id, s, settings, use, call, summary);
+    return await runActivityTool(name, call, summary);
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    const cause = error.cause instanceof Error ? error.cause.message : error.message;
+    return { is_error: true, content: `The ${use.name} tool failed after retries: ${cause}. Try another approach or tell the customer what you could not check.` };
+  }
+}
