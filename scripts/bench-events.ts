@@ -4,7 +4,7 @@ import { runEventsBench } from '../src/dev/bench/events';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/pool';
 import { startDevServer } from '../src/dev/env/dev-server';
-import { lazyClient, startServer } from '../src/main/commands/serve';
+import { lazyClient, startServer } from '../src/server/start';
 
 // `npx tsx scripts/bench-events.ts [--url http://host:port --key KEY] [--count N] [--concurrency 1,8,32] [--json]`
 //

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BadInputError } from './errors';
 import { describeIssues } from './schemas/issues';
 
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
@@ -69,9 +70,7 @@ export const ConfigSchema = z.object({
 export type Config = z.infer<typeof ConfigSchema>;
 
 /** Raised when the environment holds a value casework cannot use; names the variable. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export class ConfigError extends BadInputError {}
 
 /** Reads and validates configuration from an environment (process.env by default). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { createModelActivities } from '../src/activities/model';
 import { CONTEXT_MANAGEMENT_BETA, createAnthropicModel, type AnthropicModelOptions } from '../src/model/anthropic';
-import { MissingApiKeyError, retryAfterMs } from '../src/model/errors';
+import { MissingApiKeyError, retryAfterMs, withModelFailures } from '../src/model/errors';
 import type { Model } from '../src/model/port';
 import type { ModelRequest } from '../src/schemas/model';
 
@@ -225,7 +225,7 @@ describe('the Anthropic model adapter', () => {
 });
 
 describe('model errors as Temporal sees them', () => {
-  const callModel = (baseURL: string) => createModelActivities({ model: model(baseURL) }).callModel;
+  const callModel = (baseURL: string) => createModelActivities({ model: withModelFailures(model(baseURL)) }).callModel;
 
   it('does not retry a 429 itself; the failure is retryable after the retry-after wait, and the next attempt succeeds', async () => {
     const api = await startApi(apiError(429, 'rate_limit_error', 'Number of request tokens has exceeded your rate limit.', { 'retry-after': '7' }), ok());
@@ -285,7 +285,7 @@ describe('model errors as Temporal sees them', () => {
 
   it('retries when the API does not answer within the timeout', async () => {
     const api = await startApi('hang');
-    const call = createModelActivities({ model: model(api.baseURL, { timeoutMs: 150 }) }).callModel;
+    const call = createModelActivities({ model: withModelFailures(model(api.baseURL, { timeoutMs: 150 })) }).callModel;
     const failure = await failureOf(call(request()));
     assert.equal(failure.nonRetryable, false);
     assert.equal(failure.type, 'ModelTimedOut');
@@ -295,7 +295,7 @@ describe('model errors as Temporal sees them', () => {
   it('passes errors that are not API errors through unchanged', async () => {
     const broken = new Error('offline investigator has no script for this ticket');
     const offline: Model = { label: 'offline investigator', offline: true, create: () => Promise.reject(broken) };
-    await assert.rejects(createModelActivities({ model: offline }).callModel(request()), (e) => e === broken);
+    await assert.rejects(createModelActivities({ model: withModelFailures(offline) }).callModel(request()), (e) => e === broken);
   });
 
   it('reads retry-after as seconds, as an HTTP date, and prefers retry-after-ms', () => {

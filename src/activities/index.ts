@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { withModelFailures } from '../model/errors';
 import type { Model } from '../model/port';
 import { createBulkReadActivities } from './bulk-read';
 import { createCompactionActivities } from './compaction';
@@ -16,12 +17,14 @@ export interface ActivityDeps {
 
 /** Every activity the Investigation workflow calls, keyed by activity name (tools by tool name). */
 export function createActivities(deps: ActivityDeps) {
+  // Model errors are mapped for Temporal here, once, for every activity that calls the model.
+  const model = withModelFailures(deps.model);
   return {
-    ...createModelActivities({ model: deps.model }),
+    ...createModelActivities({ model }),
     ...createToolActivities({ pool: deps.pool }),
     ...createMemoryActivities({ pool: deps.pool, noteTtlMonths: deps.noteTtlMonths }),
-    ...createCompactionActivities({ model: deps.model }),
-    ...createBulkReadActivities({ pool: deps.pool, model: deps.model }),
+    ...createCompactionActivities({ model }),
+    ...createBulkReadActivities({ pool: deps.pool, model }),
   };
 }
 

@@ -1,7 +1,5 @@
-import { ApplicationFailure } from '@temporalio/common';
 import type { Pool } from 'pg';
 import { z } from 'zod';
-import { mapPgError } from '../db/errors';
 import { withCustomer } from '../db/pool';
 import { dayOf } from '../memory/dates';
 import { MemoryInputError } from '../memory/errors';
@@ -12,6 +10,7 @@ import { quoteStored, renderMemoryBlock } from '../memory/render';
 import { CustomerId, type CaseRecord, type Note, type Profile } from '../memory/schemas';
 import { postgresMemorySearch, type MemorySearch } from '../memory/search';
 import { ToolError } from '../schemas/tool-call';
+import { failuresForTemporal } from './failures';
 import { defineTool } from './tools/define';
 import { describeIssues } from '../schemas/issues';
 
@@ -41,13 +40,10 @@ export interface MemoryDeps {
 
 const LoadMemoryInput = z.object({ customerId: CustomerId, now: z.iso.datetime({ offset: true }) });
 
-/** Bad input can never succeed on retry: fail the activity for good, saying what to fix. */
+/** Bad input can never succeed on retry: a MemoryInputError (bad_input) fails the activity for good, saying what to fix. */
 function rejectInput(error: unknown): never {
-  const message =
-    error instanceof z.ZodError
-      ? `invalid memory input: ${describeIssues(error)}`
-      : (error as Error).message;
-  throw ApplicationFailure.create({ message, type: 'MemoryInputError', nonRetryable: true });
+  if (error instanceof z.ZodError) throw new MemoryInputError(`invalid memory input: ${describeIssues(error)}`);
+  throw error;
 }
 
 function hitLabel(kind: string): string {
@@ -60,20 +56,16 @@ export function createMemoryActivities(deps: MemoryDeps) {
   const clock = deps.now ?? (() => new Date());
   const search = deps.search ?? postgresMemorySearch;
 
-  return {
+  return failuresForTemporal({
     /** Start-of-run memory for the authenticated customer: profile, recent cases, commitments, notes. */
     async loadMemory(input: { customerId: string; now: string }): Promise<LoadedMemory> {
       const parsed = LoadMemoryInput.safeParse(input);
       if (!parsed.success) rejectInput(parsed.error);
       const { customerId, now } = parsed.data;
-      try {
-        const parts = await withCustomer(deps.pool, customerId, (client) => readStartMemory(client, { customerId, now }));
-        const rendered = renderMemoryBlock(parts);
-        const { profile, recentCases, commitments, notes } = rendered.parts;
-        return { block: rendered.block, tokens: rendered.tokens, profile, recentCases, commitments, notes };
-      } catch (error) {
-        throw mapPgError(error);
-      }
+      const parts = await withCustomer(deps.pool, customerId, (client) => readStartMemory(client, { customerId, now }));
+      const rendered = renderMemoryBlock(parts);
+      const { profile, recentCases, commitments, notes } = rendered.parts;
+      return { block: rendered.block, tokens: rendered.tokens, profile, recentCases, commitments, notes };
     },
 
     /** The remember tool: code decides what is stored; a refusal is an is_error result starting "Not saved:". */
@@ -81,9 +73,7 @@ export function createMemoryActivities(deps: MemoryDeps) {
       const now = clock().toISOString();
       const result = await withCustomer(deps.pool, context.customerId, (client) =>
         rememberFact(client, { customerId: context.customerId, fact, sourceRun: context.workflowId, now, ttlMonths }),
-      ).catch((error: unknown) => {
-        throw mapPgError(error);
-      });
+      );
       if (result.status === 'refused') throw new ToolError(`Not saved: ${result.reason}`);
       const until = dayOf(result.note.expires_at);
       const claim = result.note.kind === 'customer_claim'
@@ -100,9 +90,7 @@ export function createMemoryActivities(deps: MemoryDeps) {
       const now = clock().toISOString();
       const hits = await withCustomer(deps.pool, context.customerId, (client) =>
         search.search(client, { customerId: context.customerId, text: query, now, limit: RECALL_LIMIT + 1 }),
-      ).catch((error: unknown) => {
-        throw mapPgError(error);
-      });
+      );
       const shown = hits.slice(0, RECALL_LIMIT);
       return {
         query,
@@ -126,9 +114,8 @@ export function createMemoryActivities(deps: MemoryDeps) {
           recordClosedCase(client, { ...input, customerId: customerId.data }, { now: clock().toISOString(), ttlMonths }),
         );
       } catch (error) {
-        if (error instanceof z.ZodError || error instanceof MemoryInputError) rejectInput(error);
-        throw mapPgError(error);
+        rejectInput(error);
       }
     },
-  };
+  });
 }

@@ -1,3 +1,4 @@
+import { CaseworkError, NotFoundError } from '../errors';
 import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
@@ -14,13 +15,13 @@ import { investigation } from '../workflows/investigation';
 // becomes a workflow start or signal, and how a person reads and decides an investigation.
 
 /** The investigation does not exist (never started, or its id is mistyped). */
-export class InvestigationNotFoundError extends Error {
-  override name = 'InvestigationNotFoundError';
-}
+export class InvestigationNotFoundError extends NotFoundError {}
 
-/** A refund decision the workflow's validator refused; the message says why. */
-export class DecisionRejectedError extends Error {
-  override name = 'DecisionRejectedError';
+/** A refund decision the workflow's validator refused; the message says why (already decided is a conflict). */
+export class DecisionRejectedError extends CaseworkError {
+  constructor(message: string) {
+    super(/already been decided/.test(message) ? 'conflict' : 'refused', message);
+  }
 }
 
 /** Where an event went. */

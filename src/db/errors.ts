@@ -1,17 +1,16 @@
-/** A database that could not be reached in time; says where it was looked for. */
-export class DatabaseUnavailableError extends Error {
-  override name = 'DatabaseUnavailableError';
-}
+import { ConflictError, UnavailableError } from '../errors';
 
-/** A row that must exist did not (or belongs to another customer, which looks the same). */
-export class NotFoundError extends Error {
-  override name = 'NotFoundError';
-}
+export { NotFoundError } from '../errors';
+
+/** A database that could not be reached in time; says where it was looked for. */
+export class DatabaseUnavailableError extends UnavailableError {}
 
 /** A write that broke a uniqueness or check rule the caller can fix. */
-export class ConstraintError extends Error {
-  override name = 'ConstraintError';
-  constructor(message: string, readonly sqlstate: string) {
+export class ConstraintError extends ConflictError {
+  constructor(
+    message: string,
+    readonly sqlstate: string,
+  ) {
     super(message);
   }
 }

@@ -1,7 +1,8 @@
 import { Pool, type PoolClient } from 'pg';
 import type { Config } from '../config';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded';
-import { DatabaseUnavailableError } from './errors';
+import { BadInputError } from '../errors';
+import { DatabaseUnavailableError, mapPgError } from './errors';
 
 /** The role application queries run as; row-level security binds it (it owns nothing, bypasses nothing). */
 export const APP_ROLE = 'casework_app';
@@ -70,10 +71,13 @@ export async function openDatabase(config: Config, options: { dataDir?: string }
 /**
  * Runs `fn` in one transaction scoped to a customer: row-level security policies read
  * `casework.customer_id`, so a query that forgets its filter still sees only this customer.
+ * Postgres errors are mapped here, in one place, to casework's typed errors (db/errors.ts).
  */
 export async function withCustomer<T>(pool: Pool, customerId: string, fn: (client: PoolClient) => Promise<T>): Promise<T> {
-  if (!customerId) throw new Error('withCustomer needs a customer id');
-  const client = await pool.connect();
+  if (!customerId.trim()) throw new BadInputError('a customer id is required');
+  const client = await pool.connect().catch((error: unknown) => {
+    throw mapPgError(error);
+  });
   try {
     await client.query('BEGIN');
     // Transaction-local, so it holds even where sessions are shared (the embedded server).
@@ -84,7 +88,7 @@ export async function withCustomer<T>(pool: Pool, customerId: string, fn: (clien
     return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
+    throw mapPgError(error);
   } finally {
     client.release();
   }

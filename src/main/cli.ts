@@ -1,125 +1,82 @@
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../config';
-import { DatabaseUnavailableError } from '../db/errors';
-import { migrate } from '../db/migrate';
-import { openDatabase } from '../db/pool';
-import { InvalidEventError } from '../schemas/event';
-import { TemporalUnavailableError } from '../temporal/connection';
-import { runWorker } from '../worker';
-import { runContextBench } from '../dev/bench/context';
-import { runMemoryBench } from '../dev/bench/memory';
-import { runWorkflowBench } from '../dev/bench/workflow';
-import { runDemo } from '../dev/demo/run';
-import { serveCommand } from './commands/serve';
-import { pricesFromConfig } from '../settings';
-import { decideCommand, statusCommand, ticketCommand } from './commands/investigation';
-import { runMemoryCommand } from './commands/memory';
-import { USAGE, UsageError } from './usage';
-import { DecisionRejectedError, InvestigationNotFoundError } from '../client/investigations';
+import { loadConfig, type Config } from '../config';
+import { exitCodeOf, kindOf } from '../errors';
+import { USAGE } from './usage';
+
+// The casework CLI, and the container's entry point. Each command's module is loaded only when
+// that command runs, so `casework worker` loads neither the demo nor the benches.
 
 type Out = (line: string) => void;
+type Command = (args: string[], config: Config, out: Out) => Promise<number>;
 
-async function withDatabase<T>(config: Config, fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
-  const db = await openDatabase(config);
-  try {
-    await migrate(db.admin);
-    return await fn(db);
-  } finally {
-    await db.close();
-  }
-}
+// require() rather than import(): casework compiles to CommonJS, where a lazy require is the
+// plain way to load a module on first use.
 
-async function benchCommand(args: string[], config: Config, out: Out): Promise<number> {
-  const [which, ...rest] = args;
-  const { values } = parseArgs({
-    args: rest,
-    options: { json: { type: 'boolean' }, customers: { type: 'string' }, notes: { type: 'string' }, samples: { type: 'string' }, 'no-workflow': { type: 'boolean' } },
-  });
-  if (which === 'context') {
-    runContextBench({ json: values.json, out, prices: pricesFromConfig(config) });
-    if (!values['no-workflow']) {
-      await runWorkflowBench(config, { out, json: values.json });
-    }
-    return 0;
-  }
-  if (which === 'memory') {
-    const count = (v: string | undefined, flag: string) => {
-      if (v === undefined) return undefined;
-      if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`${flag} must be a positive whole number, got "${v}"`);
-      return Number(v);
+const COMMANDS: Record<string, () => Command> = {
+  ticket: () => (require('./commands/investigation') as typeof import('./commands/investigation')).ticketCommand,
+  status: () => (require('./commands/investigation') as typeof import('./commands/investigation')).statusCommand,
+  approve: () => {
+    const { decideCommand } = require('./commands/investigation') as typeof import('./commands/investigation');
+    return (args, config, out) => decideCommand('approved', args, config, out);
+  },
+  deny: () => {
+    const { decideCommand } = require('./commands/investigation') as typeof import('./commands/investigation');
+    return (args, config, out) => decideCommand('denied', args, config, out);
+  },
+  worker: () => {
+    const { runWorker } = require('../worker') as typeof import('../worker');
+    return async (_args, config, out) => {
+      await runWorker(config, out);
+      return 0;
     };
-    await withDatabase(config, (db) =>
-      runMemoryBench({
-        pool: db.admin,
-        appPool: db.app,
-        customers: count(values.customers, '--customers'),
-        notesPerCustomer: count(values.notes, '--notes'),
-        samples: count(values.samples, '--samples'),
-        json: values.json,
-        out,
-      }),
-    );
-    return 0;
-  }
-  throw new UsageError(which ? `unknown benchmark "${which}" (context or memory)` : 'name a benchmark: context or memory');
+  },
+  serve: () => (require('./commands/serve') as typeof import('./commands/serve')).serveCommand,
+  demo: () => {
+    const { runDemo } = require('../dev/demo/run') as typeof import('../dev/demo/run');
+    return async (_args, config, out) => {
+      await runDemo(config, out, { keepRunning: process.stdout.isTTY && !process.env.CI });
+      return 0;
+    };
+  },
+  memory: () => (require('./commands/memory') as typeof import('./commands/memory')).memoryCommand,
+  bench: () => (require('./commands/bench') as typeof import('./commands/bench')).benchCommand,
+};
+
+/** True for a command-line mistake: the usage is printed after the message. */
+function isUsageMistake(error: unknown): boolean {
+  const e = error as { name?: string; code?: string };
+  return e.name === 'UsageError' || Boolean(e.code?.startsWith('ERR_PARSE_ARGS'));
 }
 
-/** Runs one casework command; returns its exit code (0 done, 1 failed, 2 bad input). */
+/** Runs one casework command; returns its exit code (0 done, 1 casework could not do it, 2 the request was wrong). */
 export async function main(argv: string[], out: Out = console.log, err: Out = console.error): Promise<number> {
   const [command, ...args] = argv;
+  if (command === undefined || command === 'help' || command === '--help') {
+    out(USAGE);
+    return command ? 0 : 2;
+  }
   try {
-    const config = loadConfig();
-    switch (command) {
-      case 'ticket':
-        return await ticketCommand(args, config, out);
-      case 'status':
-        return await statusCommand(args, config, out);
-      case 'approve':
-        return await decideCommand('approved', args, config, out);
-      case 'deny':
-        return await decideCommand('denied', args, config, out);
-      case 'worker':
-        await runWorker(config, out);
-        return 0;
-      case 'serve':
-        return await serveCommand(args, config, out);
-      case 'demo':
-        await runDemo(config, out, { keepRunning: process.stdout.isTTY && !process.env.CI });
-        return 0;
-      case 'memory':
-        return await withDatabase(config, (db) => runMemoryCommand(args, { pool: db.app, out }));
-      case 'bench':
-        return await benchCommand(args, config, out);
-      case 'help':
-      case '--help':
-      case undefined:
-        out(USAGE);
-        return command ? 0 : 2;
-      default:
-        throw new UsageError(`unknown command "${command}"`);
-    }
-  } catch (error) {
-    const e = error as Error & { code?: string };
-    if (error instanceof UsageError || e.code?.startsWith('ERR_PARSE_ARGS')) {
-      err(`error: ${e.message}`);
+    const load = COMMANDS[command];
+    if (!load) {
+      err(`error: unknown command "${command}"`);
       err(USAGE);
       return 2;
     }
-    if (error instanceof InvalidEventError || error instanceof InvestigationNotFoundError || error instanceof DecisionRejectedError || error instanceof ConfigError) {
-      err(`error: ${e.message}`);
+    const config = loadConfig();
+    return await load()(args, config, out);
+  } catch (error) {
+    err(`error: ${(error as Error).message}`);
+    if (isUsageMistake(error)) {
+      err(USAGE);
       return 2;
     }
-    if (error instanceof TemporalUnavailableError || error instanceof DatabaseUnavailableError) {
-      err(`error: ${e.message}`);
-      return 1;
-    }
-    err(`error: ${e.stack ?? e.message}`);
-    return 1;
+    // A bug, not a mistake of the caller's: the stack is for whoever reads the log.
+    if (kindOf(error) === undefined && process.env.CASEWORK_DEBUG === 'true') err((error as Error).stack ?? '');
+    return exitCodeOf(error);
   }
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then((code) => {
+  void main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });
 }

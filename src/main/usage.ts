@@ -1,7 +1,7 @@
+import { BadInputError } from '../errors';
+
 /** The command line was wrong; the CLI prints the message and its usage, exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+export class UsageError extends BadInputError {}
 
 /** Every casework command, shown by `casework help` and on a usage error. */
 export const USAGE = `usage: casework <command>

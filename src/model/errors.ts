@@ -7,6 +7,7 @@ import {
 } from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { ConfigError } from '../config';
+import type { Model } from './port';
 
 /** ApplicationFailure types the model activity fails with; retry policies can name them. */
 export const MODEL_FAILURE = {
@@ -64,6 +65,24 @@ export function toActivityFailure(error: unknown): Error {
     details,
     cause: error,
   });
+}
+
+/**
+ * The model port with its errors already mapped for Temporal (see toActivityFailure). Applied
+ * once, where activities are built, so every activity that calls the model fails alike.
+ */
+export function withModelFailures(model: Model): Model {
+  return {
+    label: model.label,
+    offline: model.offline,
+    async create(request) {
+      try {
+        return await model.create(request);
+      } catch (error) {
+        throw toActivityFailure(error);
+      }
+    },
+  };
 }
 
 /** "invalid_request_error: messages: ..." when the API said so, else the SDK's own message. */

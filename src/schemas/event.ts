@@ -1,3 +1,4 @@
+import { BadInputError } from '../errors';
 import { z } from 'zod';
 import { issueList } from './issues';
 
@@ -23,8 +24,7 @@ export const TicketEvent = z.object({
 export type TicketEvent = z.infer<typeof TicketEvent>;
 
 /** Raised when an event fails validation; `issues` names each bad field. */
-export class InvalidEventError extends Error {
-  override name = 'InvalidEventError';
+export class InvalidEventError extends BadInputError {
   constructor(readonly issues: string[]) {
     super(`invalid ticket event: ${issues.join('; ')}`);
   }

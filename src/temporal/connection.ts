@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config';
+import { UnavailableError } from '../errors';
 
 /** Temporal cannot be reached; says where and what to do, instead of hanging or dumping a stack. */
-export class TemporalUnavailableError extends Error {
-  override name = 'TemporalUnavailableError';
-}
+export class TemporalUnavailableError extends UnavailableError {}
 
 /** How long a connection attempt may take before it is reported as unreachable. */
 export const CONNECT_TIMEOUT_MS = 6_000;

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { failuresForTemporal } from '../failures';
 import { createOrderTools } from './orders';
 import { createPaymentTools } from './payments';
 import { createPolicyTools } from './policies';
@@ -12,12 +13,12 @@ import { createTrackingTools } from './tracking';
  * row-level security for the customer in the call's context, never one named in the input.
  */
 export function createToolActivities(deps: { pool: Pool }) {
-  return {
+  return failuresForTemporal({
     ...createOrderTools(deps),
     ...createTrackingTools(deps),
     ...createTicketTools(deps),
     ...createPaymentTools(deps),
     ...createPolicyTools(deps),
     ...createRefundTools(deps),
-  };
+  });
 }

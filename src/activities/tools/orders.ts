@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ToolError } from '../../schemas/tool-call';
 import { ORDER_STATUS_CODES, SHIPMENT_STATUS_CODES, describeCode } from './codes';
 import { defineTool } from './define';
-import { scoped } from './scoped';
+import { withCustomer } from '../../db/pool';
 import { isoTimestamp } from '../../db/rows';
 import { pageWindow } from './shape';
 
@@ -133,10 +133,10 @@ export async function readOrderList(client: PoolClient, customerId: string, limi
 export function createOrderTools(deps: { pool: Pool }) {
   return {
     get_order: defineTool('get_order', ({ order_id }, context) =>
-      scoped(deps.pool, context.customerId, (client) => readOrder(client, context.customerId, order_id)),
+      withCustomer(deps.pool, context.customerId, (client) => readOrder(client, context.customerId, order_id)),
     ),
     list_orders: defineTool('list_orders', ({ limit }, context) =>
-      scoped(deps.pool, context.customerId, (client) => readOrderList(client, context.customerId, limit)),
+      withCustomer(deps.pool, context.customerId, (client) => readOrderList(client, context.customerId, limit)),
     ),
   };
 }

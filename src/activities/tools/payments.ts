@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CAPTURED_CHARGE, COUNTED_REFUND_CODES, PAYMENT_METHOD_CODES, PAYMENT_STATUS_CODES, describeCode } from './codes';
 import { defineTool } from './define';
 import { requireOrder } from './orders';
-import { scoped } from './scoped';
+import { withCustomer } from '../../db/pool';
 import { isoTimestamp } from '../../db/rows';
 
 /** Most charges (and, separately, refunds) listed; totals always count every one. */
@@ -100,7 +100,7 @@ export async function readPayments(client: PoolClient, customerId: string, order
 export function createPaymentTools(deps: { pool: Pool }) {
   return {
     get_payments: defineTool('get_payments', ({ order_id }, context) =>
-      scoped(deps.pool, context.customerId, (client) => readPayments(client, context.customerId, order_id)),
+      withCustomer(deps.pool, context.customerId, (client) => readPayments(client, context.customerId, order_id)),
     ),
   };
 }

@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { z } from 'zod';
 import { ToolError } from '../../schemas/tool-call';
 import { defineTool } from './define';
-import { scoped } from './scoped';
+import { withCustomer } from '../../db/pool';
 
 const PolicyRow = z.object({ topic: z.string(), title: z.string(), body: z.string(), keywords: z.array(z.string()) });
 /** One policy as lookup_policy reads it. */
@@ -73,6 +73,6 @@ export async function lookupPolicy(client: PoolClient, query: string): Promise<P
 /** lookup_policy over one pool. Policies are not customer data, but the read still runs in the customer's scope. */
 export function createPolicyTools(deps: { pool: Pool }) {
   return {
-    lookup_policy: defineTool('lookup_policy', ({ topic }, context) => scoped(deps.pool, context.customerId, (client) => lookupPolicy(client, topic))),
+    lookup_policy: defineTool('lookup_policy', ({ topic }, context) => withCustomer(deps.pool, context.customerId, (client) => lookupPolicy(client, topic))),
   };
 }

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { ApplicationFailure } from '@temporalio/common';
+import { BadInputError, NotFoundError } from '../../errors';
 import type { Pool, PoolClient } from 'pg';
 import { z } from 'zod';
 import { ToolError, type ToolContext } from '../../schemas/tool-call';
 import { defineTool, defineTypedTool } from './define';
 import { readPayments } from './payments';
-import { scoped } from './scoped';
+import { withCustomer } from '../../db/pool';
 import { isoTimestamp } from '../../db/rows';
 import { describeIssues } from '../../schemas/issues';
 
@@ -154,7 +154,7 @@ export async function recordDecision(client: PoolClient, input: z.output<typeof 
   const { customerId, requestId } = input;
   const request = await requestById(client, customerId, requestId);
   if (!request) {
-    throw ApplicationFailure.create({ type: 'RefundRequestNotFound', nonRetryable: true, message: `No refund request ${requestId} for customer ${customerId}.` });
+    throw new NotFoundError(`No refund request ${requestId} for customer ${customerId}.`);
   }
   await client.query(
     `INSERT INTO refund_decisions (request_id, customer_id, decision, approver, reason, decided_at, approval_id)
@@ -228,19 +228,19 @@ export async function issueRefund(client: PoolClient, customerId: string, reques
 export function createRefundTools(deps: { pool: Pool }) {
   return {
     request_refund: defineTypedTool('request_refund', (input, context) =>
-      scoped(deps.pool, context.customerId, (client) => requestRefund(client, context, input)),
+      withCustomer(deps.pool, context.customerId, (client) => requestRefund(client, context, input)),
     ),
     issue_refund: defineTool('issue_refund', ({ request_id }, context) =>
-      scoped(deps.pool, context.customerId, (client) => issueRefund(client, context.customerId, request_id)),
+      withCustomer(deps.pool, context.customerId, (client) => issueRefund(client, context.customerId, request_id)),
     ),
     /** Records the first human decision on a refund request (not a tool: the workflow calls it). */
     async recordRefundDecision(input: RefundDecisionInput): Promise<RecordedDecision> {
       const parsed = RefundDecisionInput.safeParse(input);
       if (!parsed.success) {
         const problems = describeIssues(parsed.error);
-        throw ApplicationFailure.create({ type: 'RefundDecisionInputError', nonRetryable: true, message: `invalid refund decision: ${problems}` });
+        throw new BadInputError(`invalid refund decision: ${problems}`);
       }
-      return scoped(deps.pool, parsed.data.customerId, (client) => recordDecision(client, parsed.data));
+      return withCustomer(deps.pool, parsed.data.customerId, (client) => recordDecision(client, parsed.data));
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { z } from 'zod';
 import { defineTool } from './define';
-import { scoped } from './scoped';
+import { withCustomer } from '../../db/pool';
 import { excerpt } from '../../context/excerpt';
 import { isoTimestamp } from '../../db/rows';
 import { pageWindow } from './shape';
@@ -65,7 +65,7 @@ export async function readTickets(client: PoolClient, customerId: string, page: 
 export function createTicketTools(deps: { pool: Pool }) {
   return {
     get_earlier_tickets: defineTool('get_earlier_tickets', ({ page }, context) =>
-      scoped(deps.pool, context.customerId, (client) => readTickets(client, context.customerId, page)),
+      withCustomer(deps.pool, context.customerId, (client) => readTickets(client, context.customerId, page)),
     ),
   };
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { COURIER_EVENT_CODES, DELIVERY_POD_TYPES, describeCode } from './codes';
 import { defineTool } from './define';
 import { requireOrder, type OrderRow } from './orders';
-import { scoped } from './scoped';
+import { withCustomer } from '../../db/pool';
 import { isoTimestamp } from '../../db/rows';
 import { describeDistance, distanceMetres, pageWindow } from './shape';
 
@@ -97,7 +97,7 @@ export async function readTracking(client: PoolClient, customerId: string, order
 export function createTrackingTools(deps: { pool: Pool }) {
   return {
     get_tracking_events: defineTool('get_tracking_events', ({ order_id, page }, context) =>
-      scoped(deps.pool, context.customerId, (client) => readTracking(client, context.customerId, order_id, page)),
+      withCustomer(deps.pool, context.customerId, (client) => readTracking(client, context.customerId, order_id, page)),
     ),
   };
 }

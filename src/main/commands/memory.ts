@@ -1,7 +1,10 @@
 import { parseArgs } from 'node:util';
 import type { Pool } from 'pg';
+import type { Config } from '../../config';
+import { exitCodeOf } from '../../errors';
+import { withDatabase } from '../database';
+import { UsageError } from '../usage';
 import { dayOf } from '../../memory/dates';
-import { MemoryInputError, NoteNotFoundError } from '../../memory/errors';
 import { correctNote, forgetMemory, showMemory, type CustomerMemory } from '../../memory/control';
 import { PROFILE_FIELDS, PROFILE_LABELS } from '../../memory/classify';
 
@@ -12,12 +15,8 @@ export const MEMORY_USAGE = [
   '       casework memory forget  --customer <id> [--note <noteId>] [--actor <name>]',
 ].join('\n');
 
-/** Exit codes: 0 done, 1 casework failed (database down…), 2 the request was wrong. */
-const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
-
-class UsageError extends Error {
-  override name = 'UsageError';
-}
+/** Exit code of a command that did what it was asked. */
+const DONE = 0;
 
 function describeMemory(memory: CustomerMemory): string[] {
   const lines = [`Memory for customer ${memory.customer_id}`];
@@ -73,12 +72,12 @@ export async function runMemoryCommand(args: string[], deps: { pool: Pool; out: 
         const memory = await showMemory(deps.pool, customer, { actor });
         if (values.json) deps.out(JSON.stringify(memory, null, 2));
         else describeMemory(memory).forEach((line) => deps.out(line));
-        return EXIT.ok;
+        return DONE;
       }
       case 'correct': {
         const note = await correctNote(deps.pool, customer, need(values.note, '--note'), need(values.text, '--text'), actor);
         deps.out(values.json ? JSON.stringify(note) : `Corrected note ${note.note_id} for customer ${customer}: ${note.text}`);
-        return EXIT.ok;
+        return DONE;
       }
       case 'forget': {
         const result = await forgetMemory(deps.pool, customer, { noteId: values.note, actor });
@@ -90,22 +89,22 @@ export async function runMemoryCommand(args: string[], deps: { pool: Pool; out: 
               ? `Forgot note ${values.note} for customer ${result.customer_id}.`
               : `Forgot all memory of customer ${result.customer_id}: ${d.notes} notes, ${d.cases} cases, ${d.profile_fields} profile fields.`,
         );
-        return EXIT.ok;
+        return DONE;
       }
       default:
         throw new UsageError(action ? `unknown memory command "${action}"` : 'name a memory command');
     }
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      deps.out(`error: ${(error as Error).message}`);
-      deps.out(MEMORY_USAGE);
-      return EXIT.usage;
-    }
-    if (error instanceof NoteNotFoundError || error instanceof MemoryInputError) {
-      deps.out(`error: ${error.message}`);
-      return EXIT.usage;
-    }
     deps.out(`error: ${(error as Error).message}`);
-    return EXIT.failed;
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      deps.out(MEMORY_USAGE);
+      return 2;
+    }
+    return exitCodeOf(error);
   }
+}
+
+/** `casework memory …` against the configured database. */
+export function memoryCommand(args: string[], config: Config, out: (line: string) => void): Promise<number> {
+  return withDatabase(config, (db) => runMemoryCommand(args, { pool: db.app, out }));
 }

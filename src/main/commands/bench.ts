@@ -1,0 +1,38 @@
+import { parseArgs } from 'node:util';
+import type { Config } from '../../config';
+import { pricesFromConfig } from '../../settings';
+import { withDatabase } from '../database';
+import { UsageError } from '../usage';
+
+type Out = (line: string) => void;
+
+function count(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a positive whole number, got "${value}"`);
+  return Number(value);
+}
+
+/** `casework bench context|memory`: the dev benches, loaded only when asked for. */
+export async function benchCommand(args: string[], config: Config, out: Out): Promise<number> {
+  const [which, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: { json: { type: 'boolean' }, customers: { type: 'string' }, notes: { type: 'string' }, samples: { type: 'string' }, 'no-workflow': { type: 'boolean' } },
+  });
+  if (which === 'context') {
+    const { runContextBench } = require('../../dev/bench/context') as typeof import('../../dev/bench/context');
+    runContextBench({ json: values.json, out, prices: pricesFromConfig(config) });
+    if (!values['no-workflow']) {
+      const { runWorkflowBench } = require('../../dev/bench/workflow') as typeof import('../../dev/bench/workflow');
+      await runWorkflowBench(config, { out, json: values.json });
+    }
+    return 0;
+  }
+  if (which === 'memory') {
+    const { runMemoryBench } = require('../../dev/bench/memory') as typeof import('../../dev/bench/memory');
+    const sizes = { customers: count(values.customers, '--customers'), notesPerCustomer: count(values.notes, '--notes'), samples: count(values.samples, '--samples') };
+    await withDatabase(config, (db) => runMemoryBench({ pool: db.admin, appPool: db.app, ...sizes, json: values.json, out }));
+    return 0;
+  }
+  throw new UsageError(which ? `unknown benchmark "${which}" (context or memory)` : 'name a benchmark: context or memory');
+}

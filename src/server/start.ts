@@ -1,0 +1,75 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import type { Config } from '../config';
+import { connectionOptions } from '../temporal/connection';
+import { createApp, type App, type AppDeps, type RequestLog } from './app';
+
+type Out = (line: string) => void;
+
+/** A listening endpoint. */
+export interface RunningServer {
+  port: number;
+  url: string;
+  app: App;
+  /** Stops accepting, lets requests in flight finish (up to `graceMs`), then closes every connection. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** How long a shutdown waits for requests in flight before cutting connections. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * Serves the app on `port` (0 picks a free one) at `host`. Timeouts keep a slow or silent
+ * client from holding a connection open forever.
+ */
+export async function startServer(deps: Omit<AppDeps, 'isShuttingDown'>, port: number, host = '127.0.0.1'): Promise<RunningServer> {
+  let draining = false;
+  const app = createApp({ ...deps, isShuttingDown: () => draining });
+  const server: Server = createServer((req, res) => void app.handle(req, res));
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  return {
+    port: bound,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
+    app,
+    close(graceMs = SHUTDOWN_GRACE_MS) {
+      closing ??= new Promise<void>((resolve) => {
+        draining = true;
+        const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+const LEVELS = { debug: 0, info: 1, warn: 2, error: 3 } as const;
+
+/** A log function writing one JSON line per entry at or above the configured level. */
+export function jsonLog(config: Config, out: Out): (entry: RequestLog | (Record<string, unknown> & { level: RequestLog['level'] })) => void {
+  const floor = LEVELS[config.CASEWORK_LOG_LEVEL];
+  return (entry) => {
+    if (LEVELS[entry.level] >= floor) out(JSON.stringify('ts' in entry ? entry : { ts: new Date().toISOString(), ...entry }));
+  };
+}
+
+/** A Temporal client that connects on first use, so the endpoint starts (and answers 503) while Temporal is down. */
+export function lazyClient(config: Config): { client: Client; close(): Promise<void> } {
+  const connection = Connection.lazy({ ...connectionOptions(config), connectTimeout: '5 seconds' });
+  return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), close: () => connection.close() };
+}
