@@ -7,8 +7,8 @@ import { DEMO, seedDemoData } from '../src/dev/demo-data/seed';
 import type { ToolCall, ToolOutcome } from '../src/schemas/tool-call';
 import { estimateTokens } from '../src/context/tokens';
 
-// `npx tsx scripts/measure-shaping.ts`: how much result shaping at the source saves (design
-// text 12.10.5, section 3). For each tool on the seeded demo data it compares the tokens of the
+// `npx tsx scripts/measure-shaping.ts`: how much result shaping at the source saves
+// (docs/architecture.md, "Working memory"). For each tool on the seeded demo data it compares the tokens of the
 // raw rows (JSON of SELECT * over every row the call concerns, what a tool that simply passed
 // rows through would return) with the tokens of the shaped result the model actually reads.
 // It runs on a fresh in-memory embedded Postgres, so the refund writes it measures touch nothing.

@@ -27,7 +27,7 @@ describe('token and cost accounting', () => {
     close(account.full_price_usd, 15_000 * 4e-6 + 200 * 20e-6);
   });
 
-  it('reproduces the design text: 1,830,000 input tokens at full price is $7.32', () => {
+  it('reproduces the reference design: 1,830,000 input tokens at full price is $7.32', () => {
     close(fullPriceCost({ input_tokens: 1_830_000, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }), 7.32);
   });
 

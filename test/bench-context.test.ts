@@ -11,7 +11,7 @@ const row = (policy: string): ContextBenchRow => {
 };
 const cents = (usd: number) => Math.round(usd * 100) / 100;
 
-describe('the context benchmark replays the design text scenario', () => {
+describe('the context benchmark replays the reference design scenario', () => {
   it('builds steps of exactly 4,000 tokens that shrink to 100 once cleared', () => {
     const { assistant, result: toolResult } = scenarioStepTokens(7);
     assert.equal(assistant + toolResult, SCENARIO.step_tokens);

@@ -63,7 +63,7 @@ function replying(text: string): Model {
 const { compactConversation } = createCompactionActivities({ model: offline });
 
 describe('CaseNotes', () => {
-  it('has exactly the design text fields, all required, as the structured-output schema', () => {
+  it('has exactly the reference design fields, all required, as the structured-output schema', () => {
     const schema = caseNotesJsonSchema() as { properties: Record<string, unknown>; required: string[]; additionalProperties: boolean };
     const fields = ['order_ids', 'customer_problem', 'facts_established', 'already_offered', 'customer_wants', 'open_questions'];
     assert.deepEqual(Object.keys(schema.properties), fields);

@@ -96,7 +96,7 @@ describe('clearing old tool results', () => {
     for (const id of ['d', 'e', 'f']) assert.equal(resultContent(cleared, id).content, resultContent(transcript, id).content);
   });
 
-  it('uses the design text placeholder word for word', () => {
+  it('uses the reference design placeholder word for word', () => {
     assert.equal(STUB, '[Older result cleared to save space. Call the tool again if you need it.]');
   });
 

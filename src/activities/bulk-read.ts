@@ -9,7 +9,7 @@ import { estimateTokens } from '../context/tokens';
 import { defineTool } from './tools/define';
 import { isoTimestamp } from '../db/rows';
 
-// review_tickets: heavy reading sent somewhere else (design text 12.10.5, section 3). A helper
+// review_tickets: heavy reading sent somewhere else (docs/architecture.md, "Working memory"). A helper
 // call with its own fresh context reads every earlier ticket in full and answers one
 // question; only that short answer enters the investigator's context.
 

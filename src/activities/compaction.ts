@@ -5,11 +5,11 @@ import { renderTranscriptForNotes } from '../context/notes-transcript';
 import { NO_USAGE, type ModelReply, type ModelRequest, type TokenUsage } from '../schemas/model';
 import { describeIssues } from '../schemas/issues';
 
-// Compaction (design text 12.10.5, section 3): the older part of a long conversation is
+// Compaction (docs/architecture.md, "Working memory"): the older part of a long conversation is
 // summarised by a model into CaseNotes fields, then merged in code with the notes of earlier
 // compactions, so nothing is re-summarised and repeated compaction does not drift.
 
-/** The summariser's instructions (design text: keep exact numbers, invent nothing). */
+/** The summariser's instructions (docs/architecture.md: keep exact numbers, invent nothing). */
 export const COMPACTION_INSTRUCTIONS =
   'Summarise this support case into the fields given. Keep exact order numbers, amounts and dates. ' +
   'Include only facts stated in the conversation. Give each fact its source in brackets (the tool name, or "customer"). ' +
@@ -18,7 +18,7 @@ export const COMPACTION_INSTRUCTIONS =
 /** The summariser's system prompt. */
 export const COMPACTION_SYSTEM = 'You write structured case notes for a customer-support investigation. Reply with the JSON object only.';
 
-/** The summariser's reply budget (design text: max_tokens=2000). */
+/** The summariser's reply budget (docs/architecture.md: max_tokens=2000). */
 export const COMPACTION_MAX_TOKENS = 2_000;
 
 /** The summariser's reply was not CaseNotes JSON; thrown so the activity retries. */

@@ -14,7 +14,7 @@ import { failuresForTemporal } from './failures';
 import { defineTool } from './tools/define';
 import { describeIssues } from '../schemas/issues';
 
-/** Months a remembered note lives unless configured otherwise (design text 12.10.5: "in_months(12)"). */
+/** Months a remembered note lives unless configured otherwise (docs/architecture.md, "Long-term memory"). */
 export const DEFAULT_NOTE_TTL_MONTHS = 12;
 /** Most hits recall() returns. */
 export const RECALL_LIMIT = 5;

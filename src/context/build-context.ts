@@ -41,7 +41,7 @@ export function agentNotesBlock(notes: AgentNotes): TextBlockParam {
   };
 }
 
-/** The case-notes block as the model reads it (design text: "Case notes so far:" + the fields as JSON). */
+/** The case-notes block as the model reads it (docs/architecture.md: "Case notes so far:" + the fields as JSON). */
 export function caseNotesBlock(notes: CaseNotes): TextBlockParam {
   return {
     type: 'text',

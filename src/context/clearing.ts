@@ -1,7 +1,7 @@
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { BetaContextManagementConfig } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 
-/** Tool results kept word for word by clearing (design text: KEEP_RECENT). */
+/** Tool results kept word for word by clearing (docs/architecture.md: KEEP_RECENT). */
 export const KEEP_RECENT = 3;
 
 import { STUB } from './wire';
@@ -45,7 +45,7 @@ export function applyClearing(messages: readonly MessageParam[], clearedIds: Ite
   });
 }
 
-/** The design text's clear_old_results: all but the last `keepRecent` results replaced, as a copy. */
+/** The clear_old_results: all but the last `keepRecent` results replaced, as a copy. */
 export function clearOldResults(messages: readonly MessageParam[], keepRecent = KEEP_RECENT): MessageParam[] {
   return applyClearing(messages, idsToClear(messages, keepRecent));
 }

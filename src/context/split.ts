@@ -1,6 +1,6 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 
-/** Messages compaction keeps word for word (design text: keep_last=8). */
+/** Messages compaction keeps word for word (docs/architecture.md: keep_last=8). */
 export const KEEP_LAST_MESSAGES = 8;
 
 function toolUseIds(message: MessageParam): string[] {

@@ -2,7 +2,7 @@
 // the offline investigator, the summariser and the benches read or write. One home each, so a
 // change to how a block is labelled cannot leave a reader behind.
 
-/** What a cleared tool result says instead of its content (design text: STUB). */
+/** What a cleared tool result says instead of its content (docs/architecture.md: STUB). */
 export const STUB = '[Older result cleared to save space. Call the tool again if you need it.]';
 
 /** The label on every customer message in the transcript, so the model can tell it from tool output. */

@@ -5,10 +5,19 @@ import type { Pool } from 'pg';
 /** Folder of numbered migrations: 001_name.sql, 002_name.sql, … */
 export const MIGRATIONS_DIR = resolve(__dirname, '../../migrations');
 
-/** Raised for a migration folder that breaks the numbering rules. */
+/** Raised for a migration folder that breaks the numbering rules, or a migration that fails. */
 export class MigrationError extends Error {
   override name = 'MigrationError';
 }
+
+/**
+ * Migrations that were split or renamed after they shipped: a database that applied the old
+ * id already has what the new ids create, so they are recorded as applied, not run again.
+ * (002_demo_data held the shop's tables and the refund trail together.)
+ */
+export const RENAMED_MIGRATIONS: Readonly<Record<string, readonly string[]>> = {
+  '002_demo_data': ['002_shop', '003_refund_trail'],
+};
 
 /** Lists migration files in order, checking each name is NNN_name.sql and numbers do not repeat. */
 export function listMigrations(dir = MIGRATIONS_DIR): { id: string; file: string }[] {
@@ -37,6 +46,13 @@ export async function migrate(pool: Pool, dir = MIGRATIONS_DIR): Promise<string[
       'CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
     const done = new Set((await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
+    for (const [old, ids] of Object.entries(RENAMED_MIGRATIONS)) {
+      if (!done.has(old)) continue;
+      for (const id of ids.filter((i) => !done.has(i))) {
+        await client.query('INSERT INTO schema_migrations (id) VALUES ($1) ON CONFLICT DO NOTHING', [id]);
+        done.add(id);
+      }
+    }
     for (const migration of listMigrations(dir)) {
       if (done.has(migration.id)) continue;
       const sql = readFileSync(migration.file, 'utf8');

@@ -1,7 +1,7 @@
 // How a remembered sentence is filed, decided by code rather than by the model: its kind, and
 // the profile field it states, if any. Pure. The one rule that matters for safety: anything
 // about status, entitlement, approval or policy is a customer_claim, shown as what the
-// customer claims and never as a fact (design text 12.10.5, "Poisoned memories").
+// customer claims and never as a fact (docs/architecture.md, "Long-term memory").
 
 /** What a note is: a fact, a stated preference, an unverified claim, or a commitment we made. */
 export type NoteKind = 'fact' | 'preference' | 'customer_claim' | 'commitment';

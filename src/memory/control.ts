@@ -10,7 +10,7 @@ import { checkFact } from './remember';
 import { CustomerId, type AuditEntry, type CaseRecord, type Note, type Profile } from './schemas';
 
 // What the customer (through support) can do with their memory: see all of it, correct a
-// note, delete a note or everything (design text 12.10.5: the right to see and delete). Each
+// note, delete a note or everything (docs/architecture.md, "Long-term memory": the right to see and delete). Each
 // is recorded in the audit trail in the same transaction as the change it records.
 
 /** Who acts when the caller names nobody: the support console. */

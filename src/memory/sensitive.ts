@@ -1,5 +1,5 @@
-// What code refuses to remember, whatever the model asks (design text 12.10.5, "What to
-// remember"): card numbers, card security codes, passwords, one-time and access codes, and
+// What code refuses to remember, whatever the model asks (docs/architecture.md,
+// "Long-term memory"): card numbers, card security codes, passwords, one-time and access codes, and
 // sensitive asides. Pure and conservative: a false refusal costs the model one retry worded
 // without the detail; a false acceptance stores personal data nobody should hold.
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 
 // Compaction's contract: the structured notes an older part of a conversation is summarised
-// into (design text: CaseNotes) and how notes from successive compactions merge (the text the
+// into (docs/architecture.md: CaseNotes) and how notes from successive compactions merge (the text the
 // summariser reads is context/notes-transcript.ts). Named fields, merged in code, so that compacting
 // again never re-summarises a summary and nothing drifts.
 
-/** The design text's CaseNotes: what the older part of a case established, as named fields. */
+/** The CaseNotes: what the older part of a case established, as named fields. */
 export const CaseNotes = z.object({
   order_ids: z.array(z.string()).describe('Every order number mentioned, exactly as written, e.g. "4471".'),
   customer_problem: z.string().describe('The problem in one or two sentences, with exact dates and amounts.'),

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { BadInputError } from '../errors';
 import type { IncomingMessage } from 'node:http';
 
 // Who a request speaks for. The endpoint never takes a customer id from a message: it takes
@@ -35,9 +36,7 @@ export interface Principal {
 }
 
 /** CASEWORK_API_KEYS is malformed; the message names the entry by position, never the key. */
-export class ApiKeyConfigError extends Error {
-  override name = 'ApiKeyConfigError';
-}
+export class ApiKeyConfigError extends BadInputError {}
 
 /** Turns a request's credentials into a principal, or undefined when they are missing or wrong. */
 export interface Authenticator {

@@ -1,5 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MAX_MESSAGE_CHARS } from '../schemas/event';
+import { CaseworkError, httpStatusOf, retryAfterOf } from '../errors';
+import { InvalidEventError, MAX_MESSAGE_CHARS } from '../schemas/event';
+
+// The HTTP server's small toolkit: read a JSON body within a limit, decode a path segment,
+// answer with JSON, and turn any error into exactly one answer. Every route uses these.
 
 /**
  * Largest request body accepted, in bytes. A message of MAX_MESSAGE_CHARS UTF-16 units can
@@ -8,16 +12,22 @@ import { MAX_MESSAGE_CHARS } from '../schemas/event';
  */
 export const MAX_BODY_BYTES = 6 * MAX_MESSAGE_CHARS + 8 * 1024;
 
-/** A request the endpoint refuses; `status` and the message become the JSON answer. */
-export class HttpError extends Error {
-  override name = 'HttpError';
+/** A request refused for a reason of HTTP itself (401, 405, 413…); `status` and the message become the answer. */
+export class HttpError extends CaseworkError {
   constructor(
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
-    super(message);
+    super(status === 503 ? 'unavailable' : status === 404 ? 'not_found' : 'bad_input', message);
   }
+}
+
+/** One answer: status, JSON body and extra headers. */
+export interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
 }
 
 /** Writes a JSON answer. */
@@ -33,12 +43,30 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /**
+ * The answer for an error: HTTP errors as they say, casework's own errors by their kind
+ * (src/errors.ts; transient ones with Retry-After), anything else a 500 that names nothing
+ * internal (the cause goes to the log, not to the caller: it may name hosts or tables).
+ */
+export function errorAnswer(error: unknown): Answer {
+  if (error instanceof HttpError) {
+    return { status: error.status, body: error.status === 503 ? { error: error.message, retryable: true } : { error: error.message }, headers: error.headers };
+  }
+  const status = httpStatusOf(error);
+  if (status === 500) return { status, body: { error: 'the request failed inside casework; see the server log' } };
+  const message = (error as Error).message;
+  const retryAfter = retryAfterOf(error);
+  if (retryAfter !== undefined) return { status, body: { error: message, retryable: true }, headers: { 'retry-after': String(retryAfter) } };
+  if (error instanceof InvalidEventError) return { status, body: { error: message, issues: error.issues } };
+  return { status, body: { error: message } };
+}
+
+/**
  * Reads a JSON body of at most `limit` bytes. Too large is 413 (the rest is not read, and the
  * connection is closed after the answer); empty or not JSON is 400 saying so.
  */
-export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES, shape = 'a JSON object'): Promise<unknown> {
   const declared = Number(req.headers['content-length']);
-  const tooLarge = () => new HttpError(413, `request body is larger than ${limit} bytes (a message may be at most ${MAX_MESSAGE_CHARS} characters)`, { connection: 'close' });
+  const tooLarge = () => new HttpError(413, `request body is larger than ${limit} bytes`, { connection: 'close' });
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
@@ -48,19 +76,27 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8');
-  if (!text.trim()) throw new HttpError(400, 'request body is empty; send a JSON object');
+  if (!text.trim()) throw new HttpError(400, `request body is empty; send ${shape}`);
   try {
     return JSON.parse(text);
-  } catch (error) {
-    throw new HttpError(400, `request body is not valid JSON: ${(error as Error).message}`);
+  } catch {
+    throw new HttpError(400, `request body is not valid JSON; send ${shape}`);
   }
 }
 
-/** Decodes one URL path segment, or 400 when it is not valid percent-encoding. */
-export function decodeSegment(part: string): string {
+/** Decodes one URL path segment, or 400 when it is not valid percent-encoding or is empty. */
+export function decodeSegment(part: string, what = 'path segment'): string {
+  let decoded: string;
   try {
-    return decodeURIComponent(part);
+    decoded = decodeURIComponent(part);
   } catch {
-    throw new HttpError(400, `"${part}" is not a valid URL path segment`);
+    throw new HttpError(400, `"${part.slice(0, 100)}" is not a valid URL ${what}`);
   }
+  if (!decoded.trim()) throw new HttpError(400, `the ${what} is empty`);
+  return decoded;
+}
+
+/** True for a JSON object (not an array, not null). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

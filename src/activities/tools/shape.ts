@@ -1,6 +1,6 @@
 import { ToolError } from '../../schemas/tool-call';
 
-// Helpers every tool uses to keep its result small and JSON-safe (design text 12.10.3):
+// Helpers every tool uses to keep its result small and JSON-safe (docs/architecture.md, "Working memory"):
 // limited lists that say what they left out, distances. Row parsers live in db/rows.ts and
 // excerpts in context/excerpt.ts, since memory shapes its text the same way.
 

@@ -6,12 +6,12 @@ import { CACHE_TTL_MS, clearingTrigger, idsToClear, KEEP_RECENT } from '../../co
 import { estimateMessageTokens, estimateRequestTokens, estimateTokens, estimateToolTokens } from '../../context/tokens';
 import { CUSTOMER_PREFIX, STUB } from '../../context/wire';
 
-// The design text's long-investigation scenario (12.10.5, section 2), replayed through the
+// The long-investigation scenario (docs/architecture.md, "Working memory"), replayed through the
 // project's own clearing, context building, cache simulator and cost code: 3,000 tokens of
 // instructions and tools, a 4,000-token tool result each step, 30 steps, the last 3 results
 // kept, about 100 tokens left per cleared step. A correctness replay, not a timing test.
 
-/** The scenario's numbers, as in the design text. */
+/** The scenario's numbers, as in docs/architecture.md. */
 export const SCENARIO = Object.freeze({
   steps: 30,
   /** Instructions, tools and the customer's opening message: what step 1 sends. */
@@ -147,7 +147,7 @@ function replay(policy: ClearingPolicy, prices: PriceTable, pause: boolean): Rep
   return { tokensAtLastStep, peakTokens: totals.peak_input_tokens, totals, batches };
 }
 
-/** One row of the table. Costs are input only (the design text's figures); output is the same under every policy. */
+/** One row of the table. Costs are input only (the figures); output is the same under every policy. */
 export interface ContextBenchRow {
   policy: string;
   tokens_at_step_30: number;

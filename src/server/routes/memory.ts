@@ -1,101 +1,55 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Pool } from 'pg';
-import { correctNote, DEFAULT_ACTOR, forgetMemory, showMemory } from '../../memory/control';
-import { MemoryInputError, NoteNotFoundError } from '../../memory/errors';
+import type { IncomingMessage } from 'node:http';
+import { correctNote, forgetMemory, showMemory } from '../../memory/control';
+import { maySpeakFor } from '../auth';
+import type { RouteContext, Trace } from '../context';
+import { decodeSegment, HttpError, isObject, readJsonBody, type Answer } from '../http';
 
 // The customer's view of their memory over HTTP: see it, correct a note, delete a note or all.
-// Authentication of the caller is added in front of this by the HTTP server; here the caller
-// is named by an `actor` header for the audit trail.
+//   GET    /customers/:id/memory                   what casework remembers
+//   DELETE /customers/:id/memory                   forget everything
+//   PATCH  /customers/:id/memory/notes/:noteId     {text}: correct a note
+//   DELETE /customers/:id/memory/notes/:noteId     forget one note
 
 /** Largest request body accepted, in bytes: a corrected note is one sentence. */
 const MAX_BODY_BYTES = 16 * 1024;
 
-const ROUTE = /^\/customers\/([^/]*)\/memory(?:\/notes\/([^/]*))?\/?$/;
+/** The memory paths; anything else under /customers is no route. */
+export const MEMORY_ROUTE = /^\/customers\/([^/]+)\/memory(?:\/notes\/([^/]+))?$/;
 
-class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
+/**
+ * Who the audit trail names: the credential, and, for the trusted ticketing system only, the
+ * person it says acted (an `actor` header).
+ */
+function actorOf(req: IncomingMessage, principal: { label: string; anyCustomer: boolean }): string {
+  const relayed = principal.anyCustomer ? [req.headers['actor'], req.headers['x-actor']].flat().find((v) => v?.trim()) : undefined;
+  return relayed ? `${relayed.trim().slice(0, 150)} via ${principal.label}` : principal.label;
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-  res.end(JSON.stringify(body));
-}
+const notAllowed = (method: string, allowed: string) =>
+  new HttpError(405, `${method} is not allowed here; use ${allowed.replace(', ', ' or ')}`, { allow: allowed });
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (!text.trim()) throw new HttpError(400, 'request body must be JSON: {"text": "..."}');
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'request body is not valid JSON; send {"text": "..."}');
-  }
-}
-
-function decode(part: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    throw new HttpError(400, `"${part}" is not a valid URL path segment`);
-  }
-}
-
-function actorOf(req: IncomingMessage): string {
-  const header = req.headers['actor'] ?? req.headers['x-actor'];
-  return (Array.isArray(header) ? header[0] : header)?.trim() || DEFAULT_ACTOR;
-}
-
-type Reply = { status: number; body: unknown; headers?: Record<string, string> };
-
-async function route(req: IncomingMessage, pool: Pool, customerId: string, noteId: string | undefined): Promise<Reply> {
-  const actor = actorOf(req);
+/** Serves one memory route; `match` is MEMORY_ROUTE's match of the path. */
+export async function memoryRoute(ctx: RouteContext, req: IncomingMessage, match: RegExpExecArray, trace: Trace): Promise<Answer> {
+  const principal = ctx.principalOf(req, trace);
+  const customerId = decodeSegment(match[1] ?? '', 'customer id');
+  trace.customerId = customerId;
+  if (!maySpeakFor(principal, customerId)) throw new HttpError(403, `these credentials may not access the memory of customer ${customerId}`);
+  const actor = actorOf(req, principal);
+  const { pool } = ctx.deps;
   const method = req.method ?? 'GET';
-  if (noteId === undefined) {
+  const noteSegment = match[2];
+  if (noteSegment === undefined) {
     if (method === 'GET') return { status: 200, body: await showMemory(pool, customerId, { actor }) };
     if (method === 'DELETE') return { status: 200, body: await forgetMemory(pool, customerId, { actor }) };
-    return { status: 405, body: { error: `${method} is not allowed here; use GET or DELETE` }, headers: { allow: 'GET, DELETE' } };
+    throw notAllowed(method, 'GET, DELETE');
   }
+  const noteId = decodeSegment(noteSegment, 'note id');
   if (method === 'PATCH') {
-    const body = await readJson(req);
-    const text = (body as { text?: unknown } | null)?.text;
+    const body = await readJsonBody(req, MAX_BODY_BYTES, '{"text": "..."}');
+    const text = isObject(body) ? body.text : undefined;
     if (typeof text !== 'string') throw new HttpError(400, 'request body must be JSON with a "text" string');
     return { status: 200, body: { note: await correctNote(pool, customerId, noteId, text, actor) } };
   }
   if (method === 'DELETE') return { status: 200, body: await forgetMemory(pool, customerId, { noteId, actor }) };
-  return { status: 405, body: { error: `${method} is not allowed here; use PATCH or DELETE` }, headers: { allow: 'PATCH, DELETE' } };
-}
-
-function failure(error: unknown): Reply {
-  if (error instanceof HttpError) return { status: error.status, body: { error: error.message } };
-  if (error instanceof NoteNotFoundError) return { status: 404, body: { error: error.message } };
-  if (error instanceof MemoryInputError) return { status: 400, body: { error: error.message } };
-  // The cause goes to the log, not to the caller: it may name tables or hosts.
-  console.error('memory route failed:', error);
-  return { status: 500, body: { error: 'memory request failed; see the server log' } };
-}
-
-/**
- * Serves GET /customers/:id/memory, PATCH /customers/:id/memory/notes/:noteId {text} and
- * DELETE /customers/:id/memory[/notes/:noteId]. Returns false, writing nothing, when the path
- * is not a memory route, so the caller can try its other routes.
- */
-export async function handleMemoryRequest(req: IncomingMessage, res: ServerResponse, deps: { pool: Pool }): Promise<boolean> {
-  const match = ROUTE.exec((req.url ?? '/').split('?')[0]);
-  if (!match) return false;
-  let reply: Reply;
-  try {
-    reply = await route(req, deps.pool, decode(match[1]), match[2] === undefined ? undefined : decode(match[2]));
-  } catch (error) {
-    reply = failure(error);
-  }
-  send(res, reply.status, reply.body, reply.headers);
-  return true;
+  throw notAllowed(method, 'PATCH, DELETE');
 }

@@ -1,5 +1,7 @@
 -- The shop's own records the investigation tools read (customers, orders, shipments, courier
--- tracking, earlier tickets, payments, policies) and the refund trail they write.
+-- tracking, earlier tickets, payments, policies). In a deployment these mirror the shop's
+-- systems; the demo seeds them (src/dev/demo-data). The refund trail casework itself writes is
+-- 003_refund_trail.sql.
 -- Columns mirror what upstream systems send, internal fields included: shaping happens in the
 -- tools, not here, so the raw rows stay as rich (and as verbose) as the real feeds.
 
@@ -138,62 +140,13 @@ CREATE TABLE policies (
   updated_at           timestamptz NOT NULL
 );
 
-CREATE TABLE refund_requests (
-  request_id           text PRIMARY KEY,
-  customer_id          text NOT NULL,
-  order_id             text NOT NULL,
-  amount_cents         integer NOT NULL CHECK (amount_cents > 0),
-  reason               text NOT NULL,
-  workflow_id          text NOT NULL,
-  -- a retried request_refund activity carries the same tool_use id: one request per model call
-  tool_use_id          text NOT NULL,
-  requested_at         timestamptz NOT NULL DEFAULT now(),
-  status               text NOT NULL DEFAULT 'awaiting_approval'
-                       CHECK (status IN ('awaiting_approval', 'approved', 'denied', 'refunded')),
-  FOREIGN KEY (customer_id, order_id) REFERENCES orders (customer_id, order_id),
-  UNIQUE (customer_id, request_id),
-  -- scoped to the workflow: tool_use ids are unique per model call, not across every model
-  -- (the offline investigator derives them from the conversation, so two tickets can share one)
-  UNIQUE (workflow_id, tool_use_id)
-);
-
--- Written by the workflow on behalf of a human approver; one decision per request, first wins.
--- Only an approval has an approval_id, so a refund (which must name one) can never rest on a denial.
-CREATE TABLE refund_decisions (
-  request_id           text PRIMARY KEY,
-  customer_id          text NOT NULL,
-  decision             text NOT NULL CHECK (decision IN ('approved', 'denied')),
-  approver             text NOT NULL,
-  reason               text,
-  decided_at           timestamptz NOT NULL,
-  approval_id          text UNIQUE,
-  CHECK ((decision = 'approved') = (approval_id IS NOT NULL)),
-  FOREIGN KEY (customer_id, request_id) REFERENCES refund_requests (customer_id, request_id),
-  UNIQUE (request_id, approval_id)
-);
-
--- approval_id UNIQUE: an approval pays out at most once, however often issue_refund retries.
-CREATE TABLE refunds (
-  refund_id            text PRIMARY KEY,
-  customer_id          text NOT NULL,
-  approval_id          text NOT NULL UNIQUE REFERENCES refund_decisions (approval_id),
-  request_id           text NOT NULL,
-  order_id             text NOT NULL,
-  amount_cents         integer NOT NULL CHECK (amount_cents > 0),
-  issued_at            timestamptz NOT NULL DEFAULT now(),
-  FOREIGN KEY (customer_id, request_id) REFERENCES refund_requests (customer_id, request_id),
-  -- the approval must be the one recorded for this very request
-  FOREIGN KEY (request_id, approval_id) REFERENCES refund_decisions (request_id, approval_id)
-);
-
 -- Row-level security: a transaction sees only the customer withCustomer() scoped it to, and
 -- none at all when unscoped. FORCE makes it bind the table owner too (superusers still bypass).
 DO $$
 DECLARE
   t text;
 BEGIN
-  FOREACH t IN ARRAY ARRAY['customers', 'orders', 'shipments', 'tracking_events', 'support_tickets',
-                           'payments', 'refund_requests', 'refund_decisions', 'refunds']
+  FOREACH t IN ARRAY ARRAY['customers', 'orders', 'shipments', 'tracking_events', 'support_tickets', 'payments']
   LOOP
     EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
     EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
@@ -204,8 +157,5 @@ BEGIN
 END
 $$;
 
--- The app reads the shop's records and may only append to the refund trail (plus move a
--- request's status along); it can never rewrite a decision or a refund.
+-- The app only reads the shop's records.
 GRANT SELECT ON customers, orders, shipments, tracking_events, support_tickets, payments, policies TO casework_app;
-GRANT SELECT, INSERT, UPDATE ON refund_requests TO casework_app;
-GRANT SELECT, INSERT ON refund_decisions, refunds TO casework_app;

@@ -1,0 +1,31 @@
+import type { IncomingMessage } from 'node:http';
+import { deliverEvent, InvestigationNotFoundError } from '../../client/investigations';
+import { investigationId, parseTicketEvent } from '../../schemas/event';
+import { maySpeakFor, soleCustomer } from '../auth';
+import type { RouteContext, Trace } from '../context';
+import { HttpError, isObject, readJsonBody, type Answer } from '../http';
+
+/** POST /events: a ticket event, delivered by signal-with-start; 202 {workflowId, eventId}. */
+export async function postEvent(ctx: RouteContext, req: IncomingMessage, trace: Trace): Promise<Answer> {
+  const principal = ctx.principalOf(req, trace);
+  const body = await readJsonBody(req, undefined, 'a JSON object: a ticket event');
+  if (!isObject(body)) throw new HttpError(400, 'request body must be a JSON object: a ticket event');
+  const raw = { ...body };
+  // A key that speaks for one customer may leave customerId out: it comes from the credentials.
+  if (raw.customerId === undefined && soleCustomer(principal)) raw.customerId = soleCustomer(principal);
+  if (typeof raw.customerId === 'string' && !maySpeakFor(principal, raw.customerId)) {
+    trace.customerId = raw.customerId;
+    throw new HttpError(403, `these credentials may not send events for customer ${raw.customerId}`);
+  }
+  const event = parseTicketEvent(raw);
+  trace.customerId = event.customerId;
+  trace.workflowId = investigationId(event.ticketId);
+  const delivered = await ctx
+    .temporal('delivering the event', () => deliverEvent(ctx.deps.client, event, { taskQueue: ctx.taskQueue, settings: ctx.settings }))
+    .catch((error: Error) => {
+      // Only ticket.closed needs a running investigation; the others start one.
+      if (error instanceof InvestigationNotFoundError) throw new HttpError(404, error.message);
+      throw error;
+    });
+  return { status: 202, body: { workflowId: delivered.workflowId, eventId: event.eventId } };
+}
