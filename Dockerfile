@@ -1,28 +1,35 @@
 # casework's image: the worker (`worker`, the default) and the ticket-event endpoint (`serve`)
-# from one build. TypeScript runs through tsx, as bin/casework does, so there is no build step;
-# the worker bundles its workflow code when it starts.
+# from one build. The build stage compiles TypeScript and prebuilds the workflow bundle; the
+# runtime stage holds production dependencies and dist/ only, so a worker starts in seconds.
 #
 #   docker build -t casework:local .
 #   docker run --rm -e TEMPORAL_ADDRESS=… -e DATABASE_URL=… casework:local worker
-FROM node:20-bookworm-slim
-
+#
 # Debian (glibc), not Alpine: the Temporal SDK's native core ships for glibc.
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
-
-# Dependencies first, so a code change does not reinstall them. tsx runs the code, so the
-# install keeps what package.json lists as dev dependencies too.
+ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json ./
-RUN npm ci --include=dev --no-audit --no-fund \
-  && npm cache clean --force
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY migrations ./migrations
+RUN npm run build
 
-COPY tsconfig.json ./
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV ONNXRUNTIME_NODE_INSTALL=skip
+# Dependencies first, so a code change does not reinstall them.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+  && npm cache clean --force
 COPY bin ./bin
 COPY migrations ./migrations
-COPY src ./src
-COPY examples ./examples
+COPY --from=build /app/dist ./dist
 
 ENV NODE_ENV=production \
-    CASEWORK_LOG_FORMAT=json
+    CASEWORK_LOG_FORMAT=json \
+    CASEWORK_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js
 
 # Not root. The image's own `node` user owns nothing it does not need to write.
 USER node
@@ -32,5 +39,5 @@ EXPOSE 9464 8080
 
 # node directly as PID 1's child (compose sets init: true), so SIGTERM reaches casework, which
 # drains in-flight tasks or requests before it exits.
-ENTRYPOINT ["node", "--import", "tsx", "src/main/cli.ts"]
+ENTRYPOINT ["node", "dist/src/main/cli.js"]
 CMD ["worker"]

@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client as PgClient, Pool } from 'pg';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { migrate } from '../src/db/migrate';
 import { startDevServer } from '../src/dev/env/dev-server';
 import { findTestServer } from '../src/dev/env/temporal-cli';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/worker';
+import { writeWorkflowBundle } from '../src/worker';
 
 // `npm test`: one Temporal dev server (gRPC 7243, web UI 8243) and, when DATABASE_URL is set,
 // one fresh database for the whole suite; the workflow bundle built once; then node's test
@@ -55,13 +54,8 @@ async function main(): Promise<number> {
   const db = process.env.DATABASE_URL ? await freshDatabase(process.env.DATABASE_URL) : undefined;
   const work = mkdtempSync(join(tmpdir(), 'casework-test-'));
   try {
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../src/workflows'),
-      workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
-      logger: quietLogger,
-    });
     const bundlePath = join(work, 'workflow-bundle.js');
-    writeFileSync(bundlePath, code);
+    await writeWorkflowBundle(bundlePath);
     console.log(`test setup: Temporal ${server.address} (UI ${server.uiUrl}), Postgres ${db ? db.url.replace(/\/\/[^@]*@/, '//') : 'embedded per file'}, ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const env = {
       ...process.env,
@@ -85,14 +79,6 @@ async function main(): Promise<number> {
   }
 }
 
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string) => console.warn(message),
-  error: (message: string) => console.error(message),
-};
 
 main().then(
   (code) => process.exit(code),

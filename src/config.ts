@@ -52,6 +52,8 @@ export const ConfigSchema = z.object({
   /** json: one JSON object per line (for log shippers); text: the same fields, readable. Unset: text on a terminal, else json. */
   CASEWORK_LOG_FORMAT: z.enum(['json', 'text']).optional(),
   CASEWORK_MAX_CONCURRENT_ACTIVITIES: int(20),
+  /** A prebuilt workflow bundle (`casework bundle <file>`); unset, the worker bundles src/workflows when it starts. */
+  CASEWORK_WORKFLOW_BUNDLE: z.string().optional(),
   /** USD per million uncached input tokens; cache write and read are multiples of it. */
   CASEWORK_PRICE_INPUT_PER_MTOK: num(4),
   CASEWORK_PRICE_OUTPUT_PER_MTOK: num(20),

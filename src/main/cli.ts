@@ -1,6 +1,6 @@
 import { loadConfig, type Config } from '../config';
 import { exitCodeOf, kindOf } from '../errors';
-import { USAGE } from './usage';
+import { USAGE, UsageError } from './usage';
 
 // The casework CLI, and the container's entry point. Each command's module is loaded only when
 // that command runs, so `casework worker` loads neither the demo nor the benches.
@@ -26,6 +26,16 @@ const COMMANDS: Record<string, () => Command> = {
     const { runWorker } = require('../worker') as typeof import('../worker');
     return async (_args, config, out) => {
       await runWorker(config, out);
+      return 0;
+    };
+  },
+  bundle: () => {
+    const { writeWorkflowBundle } = require('../worker') as typeof import('../worker');
+    return async (args, _config, out) => {
+      const [path, ...extra] = args;
+      if (!path || extra.length) throw new UsageError('bundle needs one output file, e.g. casework bundle dist/workflow-bundle.js');
+      await writeWorkflowBundle(path);
+      out(`workflow bundle written to ${path}; run workers with CASEWORK_WORKFLOW_BUNDLE=${path}`);
       return 0;
     };
   },
@@ -76,6 +86,13 @@ export async function main(argv: string[], out: Out = console.log, err: Out = co
 }
 
 if (require.main === module) {
+  // Started by bin/casework with an IPC channel: when the wrapper dies, even by SIGKILL, the
+  // channel closes, and this process stops as if told to (a worker drains, then exits).
+  // The channel itself must not keep a finished command alive.
+  if (process.send) {
+    process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+    process.channel?.unref();
+  }
   void main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

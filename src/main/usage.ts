@@ -11,6 +11,7 @@ export const USAGE = `usage: casework <command>
   approve <workflowId> --request <id> --approver <name> [--reason <text>]
   deny    <workflowId> --request <id> --approver <name> [--reason <text>]
   worker                                     run a worker (Temporal at TEMPORAL_ADDRESS)
+  bundle <file>                              prebuild the workflow bundle (CASEWORK_WORKFLOW_BUNDLE)
   serve [--port <n>]                         run the ticket-event HTTP endpoint
   demo                                       the dispute and Priya's two conversations, end to end
   memory show|correct|forget --customer <id> ...
