@@ -13,7 +13,8 @@ import { configuredCustomerLookup } from '../src/desk/customers';
 import { createWebhookClient, verifyCaseworkWebhook } from '../src/desk/webhook-client';
 import { createZendeskClient, zendeskMarkerTag } from '../src/desk/zendesk-client';
 import { acceptZendeskWebhook } from '../src/desk/zendesk-inbound';
-import { startDeskStandin, type DeskStandin } from '../src/dev/desk-standin';
+import { formatThread, startDeskStandin, type DeskStandin } from '../src/dev/desk-standin';
+import { refundAwaitingNote } from '../src/desk/notes';
 
 // Replies against the Zendesk stand-in (src/dev/desk-standin.ts, a test double of Zendesk's
 // API), and the Intercom, Freshdesk and generic-webhook adapters against recorded requests.
@@ -45,6 +46,20 @@ describe('posting to Zendesk', () => {
     assert.equal(note.public, false);
     assert.equal(ticket.status, 'pending');
     assert.ok(ticket.tags.includes('casework_awaiting_approval'));
+    const thread = formatThread(standin, ticketId);
+    assert.match(thread, /as the customer sees it:\n  \[customer 8001\] My mug arrived broken\.\n  \[casework\] Sorry about the mug/);
+    assert.match(thread, /Internal notes \(1\):\n  \[casework\] Refund of 12\.00 EUR/);
+  });
+
+  it('leaves the team a note with amount, order, evidence and how to approve, and marks the ticket pending', async () => {
+    const { ticketId } = standin.createTicket({ requesterId: 8010, subject: 'Refund', body: 'Broken' });
+    const note = refundAwaitingNote({ workflowId: `investigation-zendesk-${ticketId}`, requestId: 'rr-1', orderId: '4471', amountCents: 1200, reason: 'arrived damaged', evidence: ['carrier scan: box crushed'], approvers: ['support-lead'] });
+    await zendesk().post({ ...reply(ticketId, 1, note.body), kind: 'note', tags: note.tags, status: note.status });
+    const posted = standin.ticket(ticketId)!;
+    const body = posted.comments.at(-1)!.body;
+    assert.equal(posted.comments.at(-1)!.public, false);
+    for (const part of ['12.00 EUR', 'order 4471', 'carrier scan: box crushed', `casework approve investigation-zendesk-${ticketId} rr-1`]) assert.ok(body.includes(part), part);
+    assert.equal(posted.status, 'pending');
   });
 
   it('does not post again when the same reply is retried, because its key is on the ticket', async () => {

@@ -331,3 +331,21 @@ export async function startDeskStandin(options: { port?: number; webhookSecret?:
     },
   };
 }
+
+/**
+ * A stand-in ticket as two views, for the demo: the thread as the customer sees it (public
+ * comments, customer and casework) and the internal notes as the team sees them.
+ */
+export function formatThread(standin: DeskStandin, ticketId: number): string {
+  const ticket = standin.ticket(ticketId);
+  if (!ticket) return `(no ticket ${ticketId})`;
+  const who = (authorId: number) => (authorId === standin.agent.id ? 'casework' : `customer ${authorId}`);
+  const lines = [`Ticket ${ticketId} (${ticket.status}) as the customer sees it:`];
+  for (const c of ticket.comments.filter((c) => c.public)) lines.push(`  [${who(c.author_id)}] ${c.body.replace(/\n/g, '\n    ')}`);
+  const notes = ticket.comments.filter((c) => !c.public);
+  lines.push(`Internal notes (${notes.length}):`);
+  for (const c of notes) lines.push(`  [${who(c.author_id)}] ${c.body.replace(/\n/g, '\n    ')}`);
+  const tags = ticket.tags.filter((t) => !t.startsWith('casework_cw'));
+  if (tags.length) lines.push(`Tags: ${tags.join(', ')}`);
+  return lines.join('\n');
+}
