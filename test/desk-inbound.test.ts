@@ -149,6 +149,16 @@ describe('Zendesk webhooks', () => {
     assert.match(result.message, /detail\.id/);
   });
 
+  it('accepts the casework trigger body with the same event id as the event webhook, and refuses a blank placeholder', () => {
+    const viaTrigger = accepted(acceptZendeskWebhook(zendeskDelivery(fixture('zendesk-trigger-comment.json')), zendesk, now));
+    const viaEvent = accepted(acceptZendeskWebhook(zendeskDelivery(fixture('zendesk-comment-added.json')), zendesk, now));
+    assert.deepEqual(viaTrigger.event, viaEvent.event);
+    const blank = Buffer.from(fixture('zendesk-trigger-comment.json').toString('utf8').replace('"comment_id": "30064117810589"', '"comment_id": ""'));
+    const result = rejected(acceptZendeskWebhook(zendeskDelivery(blank), zendesk, now));
+    assert.equal(result.status, 400);
+    assert.match(result.message, /^comment_id: must not be blank/);
+  });
+
   it('refuses a signed body holding a NUL byte or invalid UTF-8 with 400', () => {
     const withNul = Buffer.concat([fixture('zendesk-comment-added.json').subarray(0, 20), Buffer.from([0]), fixture('zendesk-comment-added.json').subarray(20)]);
     let result = rejected(acceptZendeskWebhook(zendeskDelivery(withNul), zendesk, now));

@@ -17,6 +17,18 @@ import { fieldProblems, hmac, header, outsideWindow, parseBody, plainText, rejec
 //   zen:event-type:ticket.status_changed to SOLVED or CLOSED -> ticket.closed (eventId from the envelope id)
 // Private comments and staff comments (casework's own replies among them) are ignored, so
 // casework never answers itself.
+//
+// Zendesk triggers (a ticket trigger's "Notify by > Active webhook" action, signed the same
+// way) send the body the trigger defines; casework's is, with Zendesk placeholders
+// (support.zendesk.com, "Zendesk Support placeholders reference"):
+//   {"casework_event": "ticket.message", "ticket_id": "{{ticket.id}}",
+//    "requester_id": "{{ticket.requester.id}}", "comment_id": "{{ticket.latest_comment.id}}",
+//    "comment_author_id": "{{ticket.latest_comment.author.id}}",
+//    "comment_public": "{{ticket.latest_comment.is_public}}", "comment_body": "{{ticket.latest_comment.value}}"}
+// with trigger conditions "Comment is Public" and "Current user is (end user)"; a second
+// trigger on "Status changed to Solved" sends {"casework_event": "ticket.closed", "ticket_id",
+// "requester_id", "status_event_id": "{{ticket.id}}-solved-{{ticket.updated_at_with_timestamp}}"}.
+// A mistyped placeholder renders as "", which is refused as a blank id.
 
 /** The signature header Zendesk sends. */
 export const ZENDESK_SIGNATURE_HEADER = 'X-Zendesk-Webhook-Signature';
@@ -52,6 +64,42 @@ const StatusChanged = z.looseObject({ current: z.string(), previous: z.string().
 
 const CLOSING = new Set(['SOLVED', 'CLOSED']);
 
+const Trigger = z.discriminatedUnion('casework_event', [
+  z.looseObject({
+    casework_event: z.literal('ticket.message'),
+    ticket_id: DeskId,
+    requester_id: DeskId,
+    comment_id: DeskId,
+    comment_author_id: DeskId,
+    comment_public: z.enum(['true', 'false']),
+    comment_body: z.string(),
+  }),
+  z.looseObject({ casework_event: z.literal('ticket.closed'), ticket_id: DeskId, requester_id: DeskId, status_event_id: z.string().trim().min(1, 'must not be blank').max(120) }),
+]);
+
+/** A delivery from a casework-shaped Zendesk trigger (see the header comment). */
+function acceptTrigger(value: Record<string, unknown>, config: ZendeskInboundConfig, now: Date): WebhookResult {
+  const parsed = Trigger.safeParse(value);
+  if (!parsed.success) return reject('zendesk', 'malformed', fieldProblems(parsed.error));
+  const hook = parsed.data;
+  const ticketId = deskTicketId('zendesk', hook.ticket_id);
+  const receivedAt = now.toISOString();
+  if (hook.casework_event === 'ticket.closed') {
+    const eventId = `zendesk-status-${hook.status_event_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+    return finishEvent('zendesk', { eventId, type: 'ticket.closed', ticketId, message: '', receivedAt }, { desk: 'zendesk', id: hook.requester_id }, config.customers, { desk: 'zendesk', externalTicketId: hook.ticket_id });
+  }
+  if (hook.comment_public !== 'true') return { outcome: 'ignored', desk: 'zendesk', reason: `private comment ${hook.comment_id} on ticket ${hook.ticket_id}` };
+  const message = plainText(hook.comment_body);
+  if (!message) return reject('zendesk', 'malformed', 'comment_body: empty');
+  return finishEvent(
+    'zendesk',
+    { eventId: `zendesk-comment-${hook.comment_id}`, type: 'ticket.message', ticketId, message, receivedAt },
+    { desk: 'zendesk', id: hook.comment_author_id },
+    config.customers,
+    { desk: 'zendesk', externalTicketId: hook.ticket_id, externalMessageId: hook.comment_id },
+  );
+}
+
 /** Signs a body as Zendesk does; for the stand-in and tests. */
 export function signZendesk(secret: string, timestamp: string, body: Buffer | string): string {
   return hmac('sha256', secret, timestamp, body).toString('base64');
@@ -73,6 +121,7 @@ export function acceptZendeskWebhook(delivery: WebhookDelivery, config: ZendeskI
 
   const body = parseBody(delivery.body);
   if ('problem' in body) return reject('zendesk', 'malformed', body.problem);
+  if ('casework_event' in body.value) return acceptTrigger(body.value, config, now);
   const envelope = Envelope.safeParse(body.value);
   if (!envelope.success) return reject('zendesk', 'malformed', fieldProblems(envelope.error));
   const { type, detail, event, id } = envelope.data;
