@@ -4,7 +4,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Registry } from 'prom-client';
 import { UnavailableError } from '../src/errors';
+import { createDeskMetrics } from '../src/desk/metrics';
 import { configuredCustomerLookup } from '../src/desk/customers';
 import { createWebhookRoute, webhookRouteDesk, type WebhookLog } from '../src/desk/route';
 import type { AcceptedWebhook } from '../src/desk/types';
@@ -19,10 +21,12 @@ const logs: WebhookLog[] = [];
 const rejectedReasons: string[] = [];
 let temporalDown = false;
 let server: Server;
+const registry = new Registry();
 let url: string;
 
 before(async () => {
   const customers = configuredCustomerLookup({ customers: new Map([['zendesk:8447388090494', 'C-1001']]), trustExternalId: false });
+  const metrics = createDeskMetrics(registry);
   const route = createWebhookRoute({
     settings: { inbound: { zendesk: { signingSecret: SECRET, replayWindowSeconds: 300, customers } } },
     deliver: async (accepted) => {
@@ -30,7 +34,11 @@ before(async () => {
       delivered.push(accepted);
     },
     log: (entry) => logs.push(entry),
-    rejected: (_desk, reason) => rejectedReasons.push(reason),
+    ...metrics.route,
+    rejected: (desk, reason) => {
+      rejectedReasons.push(reason);
+      metrics.route.rejected?.(desk, reason);
+    },
   });
   server = createServer((req, res) => {
     const desk = webhookRouteDesk(req.method, new URL(req.url ?? '/', 'http://x').pathname);
@@ -70,6 +78,10 @@ describe('POST /webhooks/:desk', () => {
     assert.equal(delivered.length, before);
     assert.deepEqual(rejectedReasons.slice(-2), ['bad_signature', 'stale_timestamp']);
     assert.ok(logs.every((entry) => !JSON.stringify(entry).includes('refund')), 'log lines never carry the body');
+    const text = await registry.metrics();
+    assert.match(text, /casework_desk_webhooks_rejected_total\{desk="zendesk",reason="bad_signature"\} 1/);
+    assert.match(text, /casework_desk_webhooks_rejected_total\{desk="zendesk",reason="stale_timestamp"\} 1/);
+    assert.match(text, /casework_desk_webhooks_received_total\{desk="zendesk",outcome="accepted"\} 5/);
   });
 
   it('answers 503 with Retry-After when Temporal does not take the event, so the redelivery is not lost', async () => {
