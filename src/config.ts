@@ -67,6 +67,35 @@ export const ConfigSchema = z.object({
   CASEWORK_API_KEYS: z.string().optional(),
   /** With no API keys, serve anyway, on 127.0.0.1 only, treating every caller as trusted. Local development only. */
   CASEWORK_HTTP_OPEN: z.enum(['true', 'false']).default('false'),
+  // ---- Support desks (src/desk/): webhooks in, replies and notes out. Secrets: set them from the environment.
+  /** Desks casework talks to: "zendesk,intercom,freshdesk,webhook" (any of them; empty: none). Each listed desk needs its credentials below. */
+  CASEWORK_DESKS: z.string().default(''),
+  /** Oldest signed webhook accepted, in seconds; older deliveries are refused as replays. */
+  CASEWORK_DESK_REPLAY_WINDOW_SECONDS: int(300),
+  /** Who each desk requester is in casework: "zendesk:<user id>=<customer id>,intercom:<contact id>=<customer id>,freshdesk:<email>=<customer id>". */
+  CASEWORK_DESK_CUSTOMERS: z.string().default(''),
+  /** Trust the desk's own external id of the requester (Zendesk user / Intercom contact external_id) as the customer id when no mapping names them. */
+  CASEWORK_DESK_TRUST_EXTERNAL_ID: z.enum(['true', 'false']).default('false'),
+  /** Longest wait for one desk API call before it counts as timed out (and is checked, then retried). */
+  CASEWORK_DESK_TIMEOUT_MS: int(10_000),
+  /** Zendesk: API base (https://<subdomain>.zendesk.com), agent email + API token, and the webhook's signing secret. */
+  CASEWORK_ZENDESK_BASE_URL: z.string().optional(),
+  CASEWORK_ZENDESK_EMAIL: z.string().optional(),
+  CASEWORK_ZENDESK_API_TOKEN: z.string().optional(),
+  CASEWORK_ZENDESK_WEBHOOK_SECRET: z.string().optional(),
+  /** Intercom: API base, access token, the app's client secret (signs webhooks) and the admin casework replies as. */
+  CASEWORK_INTERCOM_BASE_URL: z.string().default('https://api.intercom.io'),
+  CASEWORK_INTERCOM_ACCESS_TOKEN: z.string().optional(),
+  CASEWORK_INTERCOM_CLIENT_SECRET: z.string().optional(),
+  CASEWORK_INTERCOM_ADMIN_ID: z.string().optional(),
+  /** Freshdesk: API base (https://<domain>.freshdesk.com), API key, and the shared secret the automation rule sends in X-Casework-Webhook-Token. */
+  CASEWORK_FRESHDESK_BASE_URL: z.string().optional(),
+  CASEWORK_FRESHDESK_API_KEY: z.string().optional(),
+  CASEWORK_FRESHDESK_WEBHOOK_TOKEN: z.string().optional(),
+  /** Generic outbound webhook for other desks: where replies and status changes are POSTed, and the HMAC secret that signs them. */
+  CASEWORK_DESK_WEBHOOK_URL: z.string().optional(),
+  CASEWORK_DESK_WEBHOOK_SECRET: z.string().optional(),
+  // ---- end of support desks
 });
 /** Validated configuration. */
 export type Config = z.infer<typeof ConfigSchema>;

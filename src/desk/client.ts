@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import type { DeskName } from './types';
+
+// The outbound port: what casework asks of a desk, whichever desk it is. One call per reply or
+// note; the adapter makes it exactly once on the desk, whatever retries happen around it.
+
+/** What a post is: a reply the customer sees, or an internal note only the team sees. */
+export type DeskPostKind = 'reply' | 'note';
+
+/** Ticket statuses casework sets, named as casework thinks of them; each adapter maps them to its desk's. */
+export type DeskStatus = 'open' | 'pending' | 'solved';
+
+/** One reply or note to put on a desk ticket. JSON-safe: it is the postToDesk activity's input too. */
+export interface DeskPost {
+  /** The investigation's workflow id; with kind and sequence it makes the idempotency key. */
+  workflowId: string;
+  /** The desk's ticket (Zendesk, Freshdesk) or conversation (Intercom) id; casework's own ticket id for the generic webhook. */
+  externalTicketId: string;
+  kind: DeskPostKind;
+  /** The reply's (or note's) number within the investigation: 1, 2, 3… Stable across retries and replays. */
+  sequence: number;
+  /** Plain text; adapters format it for their desk. */
+  body: string;
+  /** Tags to add, where the desk supports them. */
+  tags?: string[];
+  /** Status to set with the post, where the desk supports it. */
+  status?: DeskStatus;
+}
+
+/** What happened: posted now, or found already on the ticket from an earlier attempt. */
+export interface DeskPostResult {
+  outcome: 'posted' | 'already_posted';
+  idempotencyKey: string;
+}
+
+/** A desk casework can post replies and notes to. Errors are src/desk/errors.ts kinds. */
+export interface DeskClient {
+  readonly desk: DeskName;
+  post(post: DeskPost): Promise<DeskPostResult>;
+}
+
+/**
+ * The idempotency key of a post: a hash of workflow id, kind and number, so the same reply gets
+ * the same key on every retry and replay, and another reply never does. Lower-case hex, so every
+ * desk keeps it as written (Zendesk lower-cases tags).
+ */
+export function idempotencyKey(post: Pick<DeskPost, 'workflowId' | 'kind' | 'sequence'>): string {
+  return 'cw' + createHash('sha256').update(`${post.workflowId}\n${post.kind}\n${post.sequence}`).digest('hex').slice(0, 24);
+}
+
+/** The line appended to posts on desks where the key must live in the text (Intercom, Freshdesk). */
+export function markerLine(key: string): string {
+  return `ref: ${key}`;
+}
+
+/** Plain text as minimal HTML (Intercom and Freshdesk take HTML bodies). */
+export function toHtml(text: string): string {
+  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return text
+    .split(/\n{2,}/)
+    .map((para) => `<p>${escape(para).replace(/\n/g, '<br>')}</p>`)
+    .join('');
+}

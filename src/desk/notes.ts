@@ -1,0 +1,44 @@
+import type { DeskStatus } from './client';
+
+// The internal notes casework leaves on the desk ticket when the case changes state, written
+// once here so every desk shows the team the same words. Pure string functions with no imports
+// beyond types, so workflow code may build them (they are deterministic).
+
+/** A note to post: kind "note" in postToDesk, with the tags and status it sets. */
+export interface DeskNote {
+  body: string;
+  tags: string[];
+  status?: DeskStatus;
+}
+
+const money = (cents: number, currency = 'EUR') => `${(cents / 100).toFixed(2)} ${currency}`;
+
+/** A refund waits for a person: amount, order, the evidence, and exactly how to decide it. */
+export function refundAwaitingNote(input: { workflowId: string; requestId: string; orderId: string; amountCents: number; currency?: string; reason: string; evidence: string[]; approvers: string[] }): DeskNote {
+  const lines = [
+    `casework: refund of ${money(input.amountCents, input.currency)} for order ${input.orderId} awaits approval.`,
+    `Reason: ${input.reason}`,
+    ...(input.evidence.length ? ['Evidence:', ...input.evidence.map((e) => `- ${e}`)] : []),
+    `Who may decide: ${input.approvers.join(', ') || 'an approver with a high enough limit'}.`,
+    `To decide: casework approve ${input.workflowId} ${input.requestId}  (or: casework deny ${input.workflowId} ${input.requestId} --reason "...")`,
+    `Over HTTP: POST /investigations/${input.workflowId}/approve {"requestId": "${input.requestId}"}`,
+  ];
+  return { body: lines.join('\n'), tags: ['casework_awaiting_approval'], status: 'pending' };
+}
+
+/** The refund was issued (after a recorded approval). */
+export function refundIssuedNote(input: { requestId: string; orderId: string; amountCents: number; currency?: string; approver: string }): DeskNote {
+  return {
+    body: `casework: refund ${input.requestId} of ${money(input.amountCents, input.currency)} for order ${input.orderId} was issued, approved by ${input.approver}.`,
+    tags: ['casework_refund_issued'],
+  };
+}
+
+/** The case needs a person: why, and where its transcript is. */
+export function needsHumanNote(input: { workflowId: string; reason: string }): DeskNote {
+  return {
+    body: `casework: this case needs a person. ${input.reason}\nThe full transcript stays in investigation ${input.workflowId} (casework status ${input.workflowId}).`,
+    tags: ['casework_needs_human'],
+    status: 'open',
+  };
+}
