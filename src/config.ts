@@ -35,6 +35,8 @@ export const ConfigSchema = z.object({
   /** An answered ticket closes (and its case is recorded) after this long without a follow-up. */
   CASEWORK_FOLLOW_UP_WINDOW_SECONDS: int(86_400),
   CASEWORK_APPROVAL_REMINDER_HOURS: num(24),
+  /** How long an activity keeps retrying an unreachable Postgres, model or desk before a person is told. */
+  CASEWORK_OUTAGE_BUDGET_SECONDS: int(600),
   CASEWORK_APPROVAL_TIMEOUT_HOURS: num(72),
   /** Who may decide refunds and up to how many cents: "name:limit,name:limit". */
   CASEWORK_APPROVERS: z.string().default('support-lead:50000,duty-manager:200000'),

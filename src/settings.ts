@@ -42,6 +42,7 @@ export function investigationSettings(config: Config): InvestigationSettings {
     followUpWindowMs: config.CASEWORK_FOLLOW_UP_WINDOW_SECONDS * 1000,
     approvalReminderMs: config.CASEWORK_APPROVAL_REMINDER_HOURS * HOUR,
     approvalTimeoutMs: config.CASEWORK_APPROVAL_TIMEOUT_HOURS * HOUR,
+    outageBudgetMs: config.CASEWORK_OUTAGE_BUDGET_SECONDS * 1000,
     approvers: parseApprovers(config.CASEWORK_APPROVERS),
     maxTokens: config.CASEWORK_MAX_TOKENS,
     thinking: config.CASEWORK_THINKING === 'true',

@@ -39,7 +39,8 @@ describe('a whole investigation', () => {
     const done = await waitUntilSettled(ctx.tw.client, paused.workflowId, { afterStep: paused.step });
     assert.equal(done.status, 'waiting_for_customer');
     assert.equal(done.decisions.length, 1);
-    assert.ok(done.steps.some((s) => s.tools.includes('issue_refund')));
+    // The workflow pays an approved refund itself, once, whatever the model does next.
+    assert.deepEqual(done.refunds.map((r) => r.request_id), [pending.request_id]);
     assert.equal(await refundsFor(pending.request_id), 1, 'exactly one refund row for the approval');
     assert.match(done.lastReply!, /5102/);
     assert.match(done.lastReply!, /issued/);
@@ -71,6 +72,7 @@ describe('a whole investigation', () => {
     await decideRefund(ctx.tw.client, paused.workflowId, { requestId: pending.request_id, decision: 'denied', approver: 'support-lead', reason: 'charge is a pre-authorisation' });
     const done = await waitUntilSettled(ctx.tw.client, paused.workflowId, { afterStep: paused.step });
     assert.ok(!done.steps.some((s) => s.tools.includes('issue_refund')));
+    assert.deepEqual(done.refunds, []);
     assert.equal(await refundsFor(pending.request_id), 0);
     assert.match(done.lastReply!, /not approved/);
     assert.deepEqual(done.decisions.map((d) => d.decision), ['denied']);
@@ -101,7 +103,7 @@ describe('approvals', () => {
     // Signals stay accepted for tools that can only signal.
     await ctx.tw.client.workflow.getHandle(paused.workflowId).signal(decideRefundSignal, { requestId: pending.request_id, decision: 'approved', approver: 'support-lead' });
     const done = await waitUntilSettled(ctx.tw.client, paused.workflowId, { afterStep: paused.step });
-    assert.ok(done.steps.some((s) => s.tools.includes('issue_refund')));
+    assert.deepEqual(done.refunds.map((r) => r.request_id), [pending.request_id]);
     await refused({ requestId: pending.request_id, decision: 'approved', approver: 'support-lead' }, /already been decided/);
     assert.equal(await refundsFor(pending.request_id), 1);
   });

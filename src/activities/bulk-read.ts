@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import { z } from 'zod';
 import { withCustomer } from '../db/pool';
 import type { Model } from '../model/port';
+import { withHeartbeat } from './heartbeat';
 import type { ModelReply } from '../schemas/model';
 import type { ToolCall, ToolOutcome } from '../schemas/tool-call';
 import { totalInputTokens } from '../context/accounting';
@@ -104,13 +105,13 @@ export function createBulkReadActivities(deps: { pool: Pool; model: Model }): { 
         const answer = 'This customer has no earlier tickets.';
         return { answer, tickets_read: 0, tokens_read_by_helper: 0, tokens_returned: estimateTokens(answer), tokens_if_read_inline: 0 };
       }
-      const reply = await deps.model.create({
+      const reply = await withHeartbeat(() => deps.model.create({
           purpose: 'bulk_read',
           system: [{ type: 'text', text: HELPER_SYSTEM }],
           tools: [],
           messages: [{ role: 'user', content: [{ type: 'text', text: helperPrompt(question, tickets) }] }],
         max_tokens: HELPER_MAX_TOKENS,
-      });
+      }));
       const answer = replyText(reply) || 'The helper gave no answer.';
       return {
         answer,

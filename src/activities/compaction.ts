@@ -1,5 +1,6 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { Model } from '../model/port';
+import { withHeartbeat } from './heartbeat';
 import { CaseNotes, caseNotesJsonSchema, emptyCaseNotes, mergeCaseNotes } from '../schemas/case-notes';
 import { renderTranscriptForNotes } from '../context/notes-transcript';
 import { NO_USAGE, type ModelReply, type ModelRequest, type TokenUsage } from '../schemas/model';
@@ -68,7 +69,7 @@ export function createCompactionActivities(deps: { model: Model }) {
       if (input.messages.length === 0) {
         return { notes: input.previous ?? emptyCaseNotes(), usage: { ...NO_USAGE } };
       }
-      const reply = await deps.model.create(compactionRequest(input.messages));
+      const reply = await withHeartbeat(() => deps.model.create(compactionRequest(input.messages)));
       return { notes: mergeCaseNotes(input.previous, parseCaseNotes(reply)), usage: reply.usage };
     },
   };

@@ -1,4 +1,5 @@
 import type { Model } from '../model/port';
+import { withHeartbeat } from './heartbeat';
 import type { ModelReply, ModelRequest } from '../schemas/model';
 
 /** What the model activity needs: the model port (Anthropic or the offline investigator). */
@@ -11,7 +12,7 @@ export function createModelActivities(deps: ModelActivityDeps) {
   return {
     /** One Messages API call. */
     async callModel(request: ModelRequest): Promise<ModelReply> {
-      return deps.model.create(request);
+      return withHeartbeat(() => deps.model.create(request));
     },
   };
 }

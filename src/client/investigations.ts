@@ -100,7 +100,7 @@ export async function decideRefund(client: Client, workflowId: string, decision:
 }
 
 /** States in which the investigation is waiting on someone, so its answer so far is final. */
-const SETTLED: ReadonlySet<InvestigationStatus['status']> = new Set(['awaiting_approval', 'waiting_for_customer', 'closed']);
+const SETTLED: ReadonlySet<InvestigationStatus['status']> = new Set(['awaiting_approval', 'waiting_for_customer', 'needs_human', 'closed']);
 
 /**
  * Polls the status query until the investigation waits on a person (approval or customer) or

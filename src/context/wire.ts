@@ -43,3 +43,11 @@ export function customerWords(text: string): string | undefined {
 export function isClearedText(text: string): boolean {
   return text === STUB;
 }
+
+/** The label on the note that tells the model a refund request was decided. */
+export const DECISION_PREFIX = 'Refund decision, recorded by casework:\n';
+
+/** A decision note as the transcript labels it. */
+export function labelDecisionNote(json: string): string {
+  return `${DECISION_PREFIX}${json}`;
+}

@@ -10,7 +10,28 @@ export interface AgentNotes {
 }
 
 /** Where an investigation stands; also the CaseworkStatus search attribute. */
-export type CaseStatus = 'investigating' | 'awaiting_approval' | 'waiting_for_customer' | 'closed';
+export type CaseStatus = 'investigating' | 'awaiting_approval' | 'waiting_for_customer' | 'needs_human' | 'closed';
+
+/** Who the investigation waits for: the model (a step is due), the customer, or a person (needs_human). */
+export type Awaiting = 'model' | 'customer' | 'person';
+
+/** Why a person must take over, as recorded when the case was handed over. */
+export interface HandOff {
+  reason: string;
+  at: string;
+  step: number;
+  /** How it ended: resumed or answered by a person, or still open. */
+  resolution: { by: string; action: 'resumed' | 'replied' | 'closed'; at: string } | null;
+}
+
+/** A refund the workflow paid on a recorded approval. */
+export interface PaidRefund {
+  request_id: string;
+  refund_id: string;
+  order_id: string;
+  amount_cents: number;
+  approval_id: string;
+}
 
 /** A person allowed to decide refunds, up to a limit. */
 export interface Approver {
@@ -46,6 +67,8 @@ export interface InvestigationSettings {
   thinking: boolean;
   /** What tokens cost, for the per-step and per-run figures. */
   prices: PriceTable;
+  /** How long an activity keeps retrying an unreachable dependency before a person is told (absent in runs started before it existed). */
+  outageBudgetMs?: number;
 }
 
 /** One message the customer sent, as the ticketing system delivered it. */
@@ -112,6 +135,16 @@ export interface CarriedState {
   seenEventIds: string[];
   model: string | null;
   runsSoFar: number;
+  /** Who the run waits for. */
+  awaiting: Awaiting;
+  /** Every hand-over to a person, the open one last. */
+  handOffs: HandOff[];
+  /** Refunds the workflow paid on approvals. */
+  refunds: PaidRefund[];
+  /** Set by a reply that ran out of context: the next step clears and compacts first. */
+  shrinkContext: boolean;
+  /** Empty replies in a row this turn; past a few, a person takes over. */
+  emptyReplies: number;
 }
 
 /** The one input object of the Investigation workflow. */
@@ -140,4 +173,7 @@ export interface InvestigationStatus {
   caseNotes: CaseNotes | null;
   transcriptMessages: number;
   continuedAsNew: number;
+  /** The open hand-over, when a person must act (status needs_human). */
+  handOff: HandOff | null;
+  refunds: PaidRefund[];
 }

@@ -1,31 +1,38 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { InvestigationSettings } from '../schemas/investigation';
 
-// Every activity the investigation calls, proxied once with explicit timeouts and retries.
+// Every activity the investigation calls, proxied with explicit timeouts and retries. An
+// unreachable dependency (Postgres, the model, a desk) is waited out for the settings' outage
+// budget — as long as an ordinary restart or failover takes — before a person is told; a
+// killed worker's activity is retried within seconds (short start-to-close timeouts, and
+// heartbeats on the long model calls).
 
-/** The model call: slow, and retried on the errors the model adapter marks retryable. */
-export const { callModel } = proxyActivities<Activities>({
-  startToCloseTimeout: '3 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
+/** The outage budget of runs started before it was a setting. */
+export const DEFAULT_OUTAGE_BUDGET_MS = 10 * 60_000;
+
+const waitOut = (settings: InvestigationSettings) => ({
+  scheduleToCloseTimeout: settings.outageBudgetMs ?? DEFAULT_OUTAGE_BUDGET_MS,
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
-/** Compaction: one summarising model call. */
-export const { compactConversation } = proxyActivities<Activities>({
-  startToCloseTimeout: '3 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
-});
+/** The options of the model calls (investigation, compaction, bulk reading): they heartbeat while they wait. */
+export function modelCallOptions(settings: InvestigationSettings): ActivityOptions {
+  return { ...waitOut(settings), startToCloseTimeout: '3 minutes', heartbeatTimeout: '20 seconds' };
+}
 
 /** The options every tool activity runs with; a call adds its one-line summary for the UI. */
-export const TOOL_ACTIVITY_OPTIONS = {
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
-} as const;
+export function toolOptions(settings: InvestigationSettings): ActivityOptions {
+  return { ...waitOut(settings), startToCloseTimeout: '30 seconds' };
+}
 
-/** The tool activities, keyed by tool name. */
-export const tools = proxyActivities<Activities>(TOOL_ACTIVITY_OPTIONS);
+/** The activities of one run, proxied with that run's budget. */
+export function activitiesFor(settings: InvestigationSettings) {
+  const { callModel, compactConversation } = proxyActivities<Activities>(modelCallOptions(settings));
+  const tools = proxyActivities<Activities>(toolOptions(settings));
+  const { loadMemory, recordCase, recordRefundDecision } = proxyActivities<Activities>({ ...waitOut(settings), startToCloseTimeout: '30 seconds' });
+  return { callModel, compactConversation, tools, loadMemory, recordCase, recordRefundDecision, toolOptions: toolOptions(settings), modelOptions: modelCallOptions(settings) };
+}
 
-/** Memory and the refund trail's bookkeeping. */
-export const { loadMemory, recordCase, recordRefundDecision } = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
-});
+/** The activities a run calls. */
+export type RunActivities = ReturnType<typeof activitiesFor>;

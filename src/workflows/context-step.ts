@@ -5,7 +5,7 @@ import { chooseSplit } from '../context/split';
 import { estimateMessagesTokens } from '../context/tokens';
 import type { CarriedState, InvestigationSettings } from '../schemas/investigation';
 import { addUsage } from '../schemas/model';
-import { compactConversation } from './activities';
+import type { Run } from './state';
 import { SYSTEM_PROMPT } from './prompt';
 import { TOOLS } from './tool-dispatch';
 
@@ -22,7 +22,7 @@ export function liveTail(s: CarriedState) {
 function clearIfDue(s: CarriedState, settings: InvestigationSettings): string | undefined {
   // With thinking on, the API's own context editing clears (it keeps thinking blocks valid).
   if (settings.thinking) return undefined;
-  const trigger = clearingTrigger({
+  const trigger = s.shrinkContext ? 'context_window' : clearingTrigger({
     step: s.step,
     lastBatchStep: s.lastBatchStep,
     clearEvery: settings.clearEvery,
@@ -38,12 +38,13 @@ function clearIfDue(s: CarriedState, settings: InvestigationSettings): string | 
 }
 
 /** Compacts the older part of the chat into case notes when the tail has grown past the limit. */
-async function compactIfLong(s: CarriedState, settings: InvestigationSettings): Promise<string | undefined> {
+async function compactIfLong(run: Run): Promise<string | undefined> {
+  const { s, settings } = run;
   const tail = liveTail(s);
-  if (estimateMessagesTokens(tail) <= settings.compactAboveTokens) return undefined;
+  if (!s.shrinkContext && estimateMessagesTokens(tail) <= settings.compactAboveTokens) return undefined;
   const split = chooseSplit(tail, settings.keepLastMessages);
   if (split === null || split <= 0) return undefined;
-  const { notes, usage } = await compactConversation({ messages: tail.slice(0, split), previous: s.caseNotes });
+  const { notes, usage } = await run.acts.compactConversation({ messages: tail.slice(0, split), previous: s.caseNotes });
   s.caseNotes = notes;
   s.compactedThrough += split;
   // The prefix changes here anyway, so the context's copy of the notes catches up for free.
@@ -54,8 +55,10 @@ async function compactIfLong(s: CarriedState, settings: InvestigationSettings): 
 }
 
 /** Clearing and compaction as due; returns the context events of this step, if any. */
-export async function prepareContext(s: CarriedState, settings: InvestigationSettings): Promise<string | undefined> {
-  const events = [clearIfDue(s, settings), await compactIfLong(s, settings)].filter((e): e is string => e !== undefined);
+export async function prepareContext(run: Run): Promise<string | undefined> {
+  const events = [clearIfDue(run.s, run.settings), await compactIfLong(run)].filter((e): e is string => e !== undefined);
+  // A reply that ran out of context asked for one shrink, now done.
+  run.s.shrinkContext = false;
   return events.length ? events.join('; ') : undefined;
 }
 

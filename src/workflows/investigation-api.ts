@@ -11,3 +11,7 @@ export const decideRefundSignal = defineSignal<[RefundDecision]>('decideRefund')
 export const decideRefundUpdate = defineUpdate<{ accepted: true; requestId: string; decision: string }, [RefundDecision]>('decideRefund');
 /** Where the investigation stands: step, state, last reply, pending approval, token totals. */
 export const statusQuery = defineQuery<InvestigationStatus>('status');
+/** A person asks a case that needs a person to carry on (the model tries again). */
+export const resumeUpdate = defineUpdate<{ resumed: true }, [{ by: string; note?: string }]>('resume');
+/** A person answers the customer of a case that needs a person; the reply is the customer's answer. */
+export const humanReplyUpdate = defineUpdate<{ replied: true }, [{ by: string; text: string }]>('reply');

@@ -1,26 +1,50 @@
-import { condition, log, setHandler, upsertMemo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, log, setHandler, upsertMemo } from '@temporalio/workflow';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
-import type { CarriedState, InvestigationSettings, RefundDecision, RefundRequest } from '../schemas/investigation';
 import type { RefundRequestResult } from '../activities/tools/refunds';
+import { labelDecisionNote } from '../context/wire';
+import type { CarriedState, InvestigationSettings, RefundDecision } from '../schemas/investigation';
 import type { ToolCall, ToolOutcome, TypedToolOutcome } from '../schemas/tool-call';
-import { recordRefundDecision, tools, TOOL_ACTIVITY_OPTIONS } from './activities';
 import { decisionProblem, describeDuration } from './approvals';
 import { decideRefundSignal, decideRefundUpdate } from './investigation-api';
-import { publish, type RunIdentity } from './state';
+import { publish, type Run } from './state';
 
-// The refund-approval conversation: the model asks (request_refund), the workflow waits durably
-// for a person (update or signal), reminds and finally denies on its own, records the decision in
-// the refund trail, and answers the model with what was decided. Only a decision recorded here
-// lets issue_refund pay (the database refuses a refund without an approval row).
+// The refund-approval conversation. request_refund files a request and answers at once: the
+// conversation goes on while a person decides (the agent can say the refund is being reviewed,
+// answer questions, gather facts), and nothing can pay until the decision. A decision arrives
+// by update (validated before it reaches history) or signal; a reminder, then an automatic
+// denial, come from timers. Once decided, the workflow records the decision, pays an approved
+// refund itself (idempotent on the approval, so an approved refund never waits on the model
+// choosing to call issue_refund), and tells the model what happened as a new turn. A refund
+// that cannot be paid puts the case in front of a person.
 
-/** The result the model reads once a request is decided. */
-export interface DecisionResult {
+/** What request_refund answers while the request waits. */
+export interface FiledRequest {
+  request_id: string;
+  order_id: string;
+  amount_cents: number;
+  status: 'awaiting_approval';
+  next: string;
+}
+
+/** What the model is told once a request is decided. */
+export interface DecisionNote {
   request_id: string;
   decision: RefundDecision['decision'];
   decided_by: string;
   reason: string | null;
-  approval_id: string | null;
+  refund: { refund_id: string; amount_cents: number; status: 'issued' } | null;
   next: string;
+}
+
+/** Why a decision is refused, as a typed failure the client maps to its error kind. */
+function refusal(problem: string): ApplicationFailure {
+  // "Not yet": no request is pending, and this one is not decided: it may be about to be filed.
+  const type = /no refund is waiting for approval/.test(problem)
+    ? 'DecisionNotYet'
+    : /already been decided/.test(problem)
+      ? 'DecisionConflict'
+      : 'DecisionRefused';
+  return ApplicationFailure.create({ type, message: problem, nonRetryable: true });
 }
 
 /** Registers the decision handlers: the validated update (refusals never reach history) and the signal. */
@@ -42,51 +66,10 @@ export function installDecisionHandlers(s: CarriedState): void {
     {
       validator: (decision: RefundDecision) => {
         const problem = decisionProblem(s.pending, s.decisions, decision);
-        if (problem) throw new Error(problem);
+        if (problem) throw refusal(problem);
       },
     },
   );
-}
-
-/** Waits for a person's decision: a reminder after the reminder delay, an automatic denial after the timeout. */
-async function waitForDecision(s: CarriedState, settings: InvestigationSettings, request: RefundRequest): Promise<RefundDecision> {
-  const decided = () => s.decisions.find((d) => d.requestId === request.request_id);
-  const elapsed = () => Date.now() - Date.parse(request.requested_at);
-  if (!request.reminded) {
-    const remindIn = Math.max(0, settings.approvalReminderMs - elapsed());
-    if (!(await condition(() => decided() !== undefined, remindIn))) {
-      request.reminded = true;
-      log.warn('refund request still awaiting approval', { requestId: request.request_id });
-      upsertMemo({ reminder: `refund ${request.request_id} waiting since ${request.requested_at}` });
-    }
-  }
-  const timeoutIn = Math.max(0, settings.approvalTimeoutMs - elapsed());
-  if (!(await condition(() => decided() !== undefined, timeoutIn))) {
-    s.decisions.push({
-      requestId: request.request_id,
-      decision: 'denied',
-      approver: 'casework-timer',
-      reason: `no decision within ${describeDuration(settings.approvalTimeoutMs)}; denied automatically`,
-    });
-  }
-  const decision = decided();
-  if (!decision) throw new Error(`refund request ${request.request_id} has no decision after waiting`);
-  return decision;
-}
-
-/** What the model reads once a request is decided: the decision, who made it and the next step. */
-function decisionResult(decision: RefundDecision, approvalId: string | null): DecisionResult {
-  const approved = decision.decision === 'approved';
-  return {
-    request_id: decision.requestId,
-    decision: decision.decision,
-    decided_by: decision.approver,
-    reason: decision.reason ?? null,
-    approval_id: approved ? approvalId : null,
-    next: approved
-      ? 'Approved by a human. Call issue_refund with this request_id.'
-      : 'Not approved. Do not promise a refund; tell the customer honestly and offer the next step.',
-  };
 }
 
 /**
@@ -98,16 +81,16 @@ function filedRequest(outcome: TypedToolOutcome<RefundRequestResult> & { is_erro
   return JSON.parse(outcome.content) as RefundRequestResult;
 }
 
-/** Runs request_refund: files the request, waits for a person, records the decision and returns it. */
-export async function requestRefund(
-  id: RunIdentity,
-  s: CarriedState,
-  settings: InvestigationSettings,
-  use: ToolUseBlock,
-  call: ToolCall,
-  summary: string,
-): Promise<ToolOutcome> {
-  const outcome = await tools.request_refund.executeWithOptions({ ...TOOL_ACTIVITY_OPTIONS, summary }, [call]);
+/** Runs request_refund: files the request for a person and answers at once; the decision comes later. */
+export async function requestRefund(run: Run, use: ToolUseBlock, call: ToolCall, summary: string): Promise<ToolOutcome> {
+  const { s, settings } = run;
+  if (s.pending) {
+    return {
+      is_error: true,
+      content: `Refund request ${s.pending.request_id} is already waiting for a person's decision; wait for it before asking for another.`,
+    };
+  }
+  const outcome = await run.acts.tools.request_refund.executeWithOptions({ ...run.acts.toolOptions, summary }, [call]);
   if (outcome.is_error) return outcome;
   const { request_id, order_id, amount_cents, reason } = filedRequest(outcome);
   s.pending = {
@@ -120,9 +103,58 @@ export async function requestRefund(
     approvers: settings.approvers,
     reminded: false,
   };
-  publish(id, s, 'awaiting_approval');
-  const decision = await waitForDecision(s, settings, s.pending);
-  const recorded = await recordRefundDecision({
+  publish(run.id, s);
+  const filed: FiledRequest = {
+    request_id,
+    order_id,
+    amount_cents,
+    status: 'awaiting_approval',
+    next: 'A person will decide. You may tell the customer a colleague is reviewing the refund, but do not promise it. You will be told the decision in a later message.',
+  };
+  return { is_error: false, content: JSON.stringify(filed) };
+}
+
+/** The decision on the pending request, once a person (or the timer) has made one. */
+export function pendingDecision(s: CarriedState): RefundDecision | undefined {
+  const pending = s.pending;
+  return pending ? s.decisions.find((d) => d.requestId === pending.request_id) : undefined;
+}
+
+/**
+ * Runs beside the conversation while a request waits: a reminder after the reminder delay, an
+ * automatic denial after the timeout. Ends when the request is decided.
+ */
+export async function watchApproval(s: CarriedState, settings: InvestigationSettings): Promise<void> {
+  const request = s.pending;
+  if (!request) return;
+  const decided = () => s.decisions.some((d) => d.requestId === request.request_id);
+  const elapsed = () => Date.now() - Date.parse(request.requested_at);
+  if (!request.reminded) {
+    if (!(await condition(decided, Math.max(0, settings.approvalReminderMs - elapsed())))) {
+      request.reminded = true;
+      log.warn('refund request still awaiting approval', { requestId: request.request_id });
+      upsertMemo({ reminder: `refund ${request.request_id} waiting since ${request.requested_at}` });
+    }
+  }
+  if (!(await condition(decided, Math.max(0, settings.approvalTimeoutMs - elapsed())))) {
+    s.decisions.push({
+      requestId: request.request_id,
+      decision: 'denied',
+      approver: 'casework-timer',
+      reason: `no decision within ${describeDuration(settings.approvalTimeoutMs)}; denied automatically`,
+    });
+  }
+}
+
+/**
+ * Records the pending request's decision, pays it when approved, and returns what to tell the
+ * model; null when a person must take over because the refund could not be paid.
+ */
+export async function settleDecision(run: Run, decision: RefundDecision): Promise<{ note: string } | { failed: string }> {
+  const { s, id } = run;
+  const request = s.pending;
+  if (!request) throw new Error('settleDecision needs a pending request');
+  const recorded = await run.acts.recordRefundDecision({
     customerId: id.customerId,
     requestId: decision.requestId,
     decision: decision.decision,
@@ -130,7 +162,37 @@ export async function requestRefund(
     reason: decision.reason,
     decidedAt: new Date().toISOString(),
   });
+  let refund: DecisionNote['refund'] = null;
+  if (decision.decision === 'approved') {
+    const call: ToolCall = {
+      name: 'issue_refund',
+      input: { request_id: request.request_id },
+      context: { ...id, toolUseId: `approval-${request.request_id}` },
+    };
+    let outcome: ToolOutcome;
+    try {
+      outcome = await run.acts.tools.issue_refund.executeWithOptions({ ...run.acts.toolOptions, summary: `issue_refund: request ${request.request_id} (approved)` }, [call]);
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      return { failed: `the approved refund ${request.request_id} could not be paid: the refund service did not answer` };
+    }
+    if (outcome.is_error) return { failed: `the approved refund ${request.request_id} could not be paid: ${outcome.content}` };
+    const paid = JSON.parse(outcome.content) as { refund_id: string; amount_cents: number; order_id: string };
+    refund = { refund_id: paid.refund_id, amount_cents: paid.amount_cents, status: 'issued' };
+    if (!s.refunds.some((r) => r.refund_id === paid.refund_id)) {
+      s.refunds.push({ request_id: request.request_id, refund_id: paid.refund_id, order_id: paid.order_id, amount_cents: paid.amount_cents, approval_id: recorded.approvalId ?? '' });
+    }
+  }
   s.pending = null;
-  publish(id, s, 'investigating');
-  return { is_error: false, content: JSON.stringify(decisionResult(decision, recorded.approvalId)) };
+  const note: DecisionNote = {
+    request_id: decision.requestId,
+    decision: decision.decision,
+    decided_by: decision.approver,
+    reason: decision.reason ?? null,
+    refund,
+    next: refund
+      ? 'Approved by a person, and casework has issued the refund. Tell the customer; there is no need to call issue_refund.'
+      : 'Not approved. Do not promise a refund; tell the customer honestly and offer the next step.',
+  };
+  return { note: labelDecisionNote(JSON.stringify(note)) };
 }

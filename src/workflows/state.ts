@@ -1,6 +1,7 @@
 import { upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import { EMPTY_AGENT_NOTES } from '../context/agent-notes';
-import type { CarriedState, CaseStatus, InvestigationInput, InvestigationStatus } from '../schemas/investigation';
+import type { CarriedState, CaseStatus, HandOff, InvestigationInput, InvestigationSettings, InvestigationStatus } from '../schemas/investigation';
+import type { RunActivities } from './activities';
 import { NO_USAGE } from '../schemas/model';
 import { SA } from '../schemas/search-attributes';
 
@@ -36,12 +37,38 @@ export function freshState(): CarriedState {
     seenEventIds: [],
     model: null,
     runsSoFar: 0,
+    awaiting: 'customer',
+    handOffs: [],
+    refunds: [],
+    shrinkContext: false,
+    emptyReplies: 0,
   };
 }
 
-/** The state a run starts from: carried over from the previous run, or fresh. */
+/** The state a run starts from: carried over from the previous run (fields it predates filled in), or fresh. */
 export function startingState(input: InvestigationInput): CarriedState {
-  return input.carried ?? freshState();
+  if (!input.carried) return freshState();
+  const carried: Partial<CarriedState> & CarriedState = input.carried;
+  return { ...freshState(), ...carried, awaiting: carried.awaiting ?? (carried.status === 'waiting_for_customer' ? 'customer' : 'model') };
+}
+
+/** The hand-over a person must act on, if any. */
+export function openHandOff(s: CarriedState): HandOff | null {
+  const last = s.handOffs[s.handOffs.length - 1];
+  return last && !last.resolution ? last : null;
+}
+
+/** The case status operators see, from what the run waits for. */
+export function caseStatusOf(s: CarriedState): CaseStatus {
+  if (s.status === 'closed') return 'closed';
+  if (s.awaiting === 'person') return 'needs_human';
+  if (s.awaiting === 'model') return 'investigating';
+  const pending = s.pending;
+  if (pending) {
+    // A decision taken but not yet settled (recorded, paid, told to the model) is work in hand.
+    return s.decisions.some((d) => d.requestId === pending.request_id) ? 'investigating' : 'awaiting_approval';
+  }
+  return 'waiting_for_customer';
 }
 
 /** The status query's answer. */
@@ -50,7 +77,7 @@ export function statusOf(id: RunIdentity, s: CarriedState): InvestigationStatus 
     workflowId: id.workflowId,
     ticketId: id.ticketId,
     customerId: id.customerId,
-    status: s.status,
+    status: caseStatusOf(s),
     step: s.step,
     model: s.model,
     lastReply: s.lastReply,
@@ -62,11 +89,14 @@ export function statusOf(id: RunIdentity, s: CarriedState): InvestigationStatus 
     caseNotes: s.caseNotes,
     transcriptMessages: s.transcript.length,
     continuedAsNew: s.runsSoFar,
+    handOff: openHandOff(s),
+    refunds: s.refunds,
   };
 }
 
-/** Sets the case status and shows it where operators look: search attributes and the memo. */
-export function publish(id: RunIdentity, s: CarriedState, state: CaseStatus): void {
+/** Shows the case status (caseStatusOf, or `closed`) where operators look: search attributes and the memo. */
+export function publish(id: RunIdentity, s: CarriedState, closed = false): void {
+  const state: CaseStatus = closed ? 'closed' : caseStatusOf(s);
   s.status = state;
   upsertSearchAttributes([
     { key: SA.customerId, value: id.customerId },
@@ -76,5 +106,15 @@ export function publish(id: RunIdentity, s: CarriedState, state: CaseStatus): vo
     { key: SA.inputTokens, value: s.totals.input_tokens + s.totals.cache_creation_input_tokens + s.totals.cache_read_input_tokens },
   ]);
   const pending = s.pending ? `; refund ${s.pending.request_id} (${s.pending.amount_cents} cents, order ${s.pending.order_id}) awaiting approval` : '';
-  upsertMemo({ summary: `Ticket ${id.ticketId} for ${id.customerId}: ${state}, step ${s.step}${pending}` });
+  const handOff = openHandOff(s);
+  const person = handOff ? `; needs a person: ${handOff.reason}` : '';
+  upsertMemo({ summary: `Ticket ${id.ticketId} for ${id.customerId}: ${state}, step ${s.step}${pending}${person}` });
+}
+
+/** One run's identity, state, settings and activities: what the workflow's modules work on. */
+export interface Run {
+  id: RunIdentity;
+  s: CarriedState;
+  settings: InvestigationSettings;
+  acts: RunActivities;
 }

@@ -1,13 +1,12 @@
-import { ActivityFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { applyNotesUpdate, renderNotes } from '../context/agent-notes';
 import { describeIssues } from '../schemas/issues';
-import type { CarriedState, InvestigationSettings } from '../schemas/investigation';
+import type { CarriedState } from '../schemas/investigation';
 import type { ToolCall, ToolOutcome } from '../schemas/tool-call';
 import { isToolName, TOOL_SPECS, toolDefinitions, type ToolName } from '../schemas/tool-specs';
-import { tools, TOOL_ACTIVITY_OPTIONS } from './activities';
 import { requestRefund } from './refund-approval';
-import type { RunIdentity } from './state';
+import type { Run } from './state';
 
 /** The tool definitions the model is offered, identical on every call. */
 export const TOOLS = toolDefinitions();
@@ -26,9 +25,30 @@ export function callSummary(use: ToolUseBlock): string {
   return detail ? `${use.name}: ${detail}` : use.name;
 }
 
+/** A tool's outcome, or word that the tool's dependency stayed unreachable past the outage budget. */
+export type DispatchOutcome = ToolOutcome & { unavailable?: string };
+
 /** Runs a tool that is a plain activity, with its one-line summary shown in the UI. */
-function runActivityTool(name: ActivityToolName, call: ToolCall, summary: string): Promise<ToolOutcome> {
-  return tools[name].executeWithOptions({ ...TOOL_ACTIVITY_OPTIONS, summary }, [call]);
+function runActivityTool(run: Run, name: ActivityToolName, call: ToolCall, summary: string): Promise<ToolOutcome> {
+  // review_tickets is a model call inside: it heartbeats and may take as long as one.
+  const options = name === 'review_tickets' ? run.acts.modelOptions : run.acts.toolOptions;
+  return run.acts.tools[name].executeWithOptions({ ...options, summary }, [call]);
+}
+
+/**
+ * What a tool that failed after its retries tells the model. A failure casework raised on
+ * purpose and marked final (bad input, not found…) says its own words; anything else — an
+ * outage that outlasted the budget, a timeout — is never shown to the model or the customer:
+ * no host, connection string or stack trace leaves casework. The case then goes to a person.
+ */
+function failedOutcome(name: string, error: ActivityFailure): DispatchOutcome {
+  const cause = error.cause;
+  if (cause instanceof ApplicationFailure && cause.nonRetryable) return { is_error: true, content: `The ${name} tool could not do this: ${cause.message}` };
+  return {
+    is_error: true,
+    content: `The ${name} tool is not answering right now, so it was not run. A colleague has been asked to take over.`,
+    unavailable: `the ${name} tool stayed unavailable past the outage budget (${cause?.message ?? error.message})`,
+  };
 }
 
 /** read_notes and write_notes: the agent's notes live in the workflow, outside the context. */
@@ -45,20 +65,19 @@ function runNotesTool(s: CarriedState, use: ToolUseBlock): ToolOutcome {
  * input or a tool's own refusal is an `is_error` result the model can act on; an activity
  * that failed after its retries becomes one too, so the conversation goes on.
  */
-export async function runTool(id: RunIdentity, s: CarriedState, settings: InvestigationSettings, use: ToolUseBlock): Promise<ToolOutcome> {
+export async function runTool(run: Run, use: ToolUseBlock): Promise<DispatchOutcome> {
   if (!isToolName(use.name)) {
     return { is_error: true, content: `Unknown tool "${use.name}". Available tools: ${TOOL_NAMES}.` };
   }
   const name = use.name;
-  if (name === 'read_notes' || name === 'write_notes') return runNotesTool(s, use);
-  const call: ToolCall = { name, input: use.input, context: { ...id, toolUseId: use.id } };
+  if (name === 'read_notes' || name === 'write_notes') return runNotesTool(run.s, use);
+  const call: ToolCall = { name, input: use.input, context: { ...run.id, toolUseId: use.id } };
   const summary = callSummary(use);
   try {
-    if (name === 'request_refund') return await requestRefund(id, s, settings, use, call, summary);
-    return await runActivityTool(name, call, summary);
+    if (name === 'request_refund') return await requestRefund(run, use, call, summary);
+    return await runActivityTool(run, name, call, summary);
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
-    const cause = error.cause instanceof Error ? error.cause.message : error.message;
-    return { is_error: true, content: `The ${use.name} tool failed after retries: ${cause}. Try another approach or tell the customer what you could not check.` };
+    return failedOutcome(name, error);
   }
 }

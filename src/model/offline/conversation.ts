@@ -1,7 +1,5 @@
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { CUSTOMER_PREFIX, STUB } from '../../context/wire';
-
-/** Placeholder text the clearing batch leaves in an old tool result. */
+import { CUSTOMER_PREFIX, DECISION_PREFIX, STUB } from '../../context/wire';
 
 /** One tool call the model made, with its result if visible. */
 export interface SeenCall {
@@ -56,6 +54,9 @@ export function readConversation(messages: MessageParam[]): ConversationView {
   const allMessages: string[] = [];
   let turnStartCall = 0;
   let turnMessages: string[] = [];
+  // A refund decision continues the turn that asked for it (the reply in between said a
+  // colleague is reviewing it), so the turn is restored to where it was before that reply.
+  let before = { turnStartCall, turnMessages, repliesSoFar: 0 };
   let contextBlocks = '';
   let repliesSoFar = 0;
   messages.forEach((message, index) => {
@@ -63,6 +64,7 @@ export function readConversation(messages: MessageParam[]): ConversationView {
     if (message.role === 'assistant') {
       const uses = content.filter((b) => b.type === 'tool_use');
       if (uses.length === 0) {
+        before = { turnStartCall, turnMessages, repliesSoFar };
         repliesSoFar += 1;
         turnMessages = [];
         turnStartCall = calls.length;
@@ -84,7 +86,20 @@ export function readConversation(messages: MessageParam[]): ConversationView {
         call.cleared = parsed.cleared;
         call.isError = Boolean(block.is_error);
       } else if (block.type === 'text') {
-        if (block.text.startsWith(CUSTOMER_PREFIX)) {
+        if (block.text.startsWith(DECISION_PREFIX)) {
+          const note = parseResult(block.text.slice(DECISION_PREFIX.length)).value as Record<string, unknown> | undefined;
+          const request = calls.find((c) => c.name === 'request_refund' && !c.isError && (c.cleared || (c.result as { request_id?: unknown })?.request_id === note?.request_id));
+          if (note && request) {
+            request.result = { ...((request.result as object | undefined) ?? {}), ...note };
+            request.cleared = false;
+            const refund = note.refund as Record<string, unknown> | null;
+            if (refund) {
+              const paid: SeenCall = { id: `decision-${String(note.request_id)}`, name: 'issue_refund', input: { request_id: note.request_id }, result: { ...refund, request_id: note.request_id }, isError: false, cleared: false };
+              calls.push(paid);
+            }
+            ({ turnStartCall, turnMessages, repliesSoFar } = before);
+          }
+        } else if (block.text.startsWith(CUSTOMER_PREFIX)) {
           const text = block.text.slice(CUSTOMER_PREFIX.length);
           allMessages.push(text);
           turnMessages.push(text);

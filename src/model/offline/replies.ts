@@ -59,6 +59,9 @@ function refundSentence(facts: CaseFacts): string {
       ? `A refund of ${money(amount)} was approved by ${String(request.decided_by)} and has been issued${refundId}; your bank may take a few days to show it.`
       : `A refund was approved by ${String(request.decided_by)}.`;
   }
+  if (request.status === 'awaiting_approval' && !request.decision) {
+    return `I have asked for a refund of ${money(request.amount_cents)}; a colleague is reviewing it now, and I will write again here as soon as it is decided.`;
+  }
   if (request.decision === 'denied') {
     return `I asked for a refund, but it was not approved (${String(request.reason ?? 'no reason given')}). A colleague will follow up with the next step.`;
   }
