@@ -7,8 +7,13 @@ import { afterKeyword, describesRatherThanGives, firstToken, looksSecret, starts
 
 const PASSWORD_WORD = /\b(?:pass ?words?|passwd|pwd|pw|pass ?codes?|pass ?phrases?|pass(?=\s*[:=]))\b/gi;
 const ABBREVIATION = /^(?:pw|pwd|passwd)$/i;
-const LOGIN_WORD = /\b(?:log ?in|sign[- ]?in|user ?name|user|account|credentials)\b(?:\s+(?:is|are|details|with|as|for \w+))*\s*[:=]?\s*/gi;
+const LOGIN_WORD = /\b(?:log ?ins?|sign[- ]?in|user ?name|user|account|credentials|creds)\b(?:\s+(?:is|are|details|with|as|for \w+))*\s*[:=]?\s*/gi;
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/;
+
+// Letters mixed with digits or symbols, four characters or more: "Jasmine!9", "Rex1", not "4471" or "6pm".
+function isChosenSecret(word: string): boolean {
+  return word.length >= 4 && !word.includes('@') && /[a-z]/i.test(word) && (/\d/.test(word) || /[!#$%^&*_+=~|<>]/.test(word));
+}
 
 /** True when `text` gives a password or a login with its secret. */
 export function containsPassword(text: string): boolean {
@@ -20,14 +25,19 @@ export function containsPassword(text: string): boolean {
     // "password is tulip", "Passcode: tulip", "pw tulip": a plain word counts once it is announced or abbreviated.
     if (after.announced || ABBREVIATION.test(after.keyword)) return true;
   }
+  // "the password is the same as her email one, Jasmine!9": a chosen secret later in the clause.
+  for (const match of text.matchAll(PASSWORD_WORD)) {
+    const clause = text.slice((match.index ?? 0) + match[0].length).split(/[.;!?](?:\s|$)/)[0];
+    if (clause.split(/\s+/).slice(0, 14).some((word) => isChosenSecret(word.replace(/[.,;:!?)"'”’]+$/, '')))) return true;
+  }
   // "login priya / sunflower", "sign in with priya.k@example.com / Mango#55".
   for (const match of text.matchAll(LOGIN_WORD)) {
-    const pair = /^(\S+?)\s*(\/|\||:|,|\band\b)\s*(\S+)/i.exec(text.slice((match.index ?? 0) + match[0].length));
+    const pair = /^(\S+?)\s*(\/|\||:|,|\band\b|\bpass\b|\bpw\b)\s*(\S+)/i.exec(text.slice((match.index ?? 0) + match[0].length));
     if (!pair) continue;
     const [, who, separator, secret] = pair;
     const value = secret.replace(/[.!?,;]+$/, '');
     if (describesRatherThanGives(who) || !value || describesRatherThanGives(value)) continue;
-    if (/[/|:]/.test(separator) || looksSecret(value)) return true;
+    if (/[/|:]|pass|pw/i.test(separator) || looksSecret(value)) return true;
   }
   return new RegExp(`${EMAIL.source}\\s*[/|:]\\s*\\S*(?:\\d|[!@#$%^&*_+=~])`).test(text);
 }
@@ -53,20 +63,28 @@ const NOT_A_SECRET_CODE = /(?:post|zip|postal|area|dialling|dialing|country|prom
 const MONTH = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$/i;
 const NUMBERED_THING = /\b(?:order|orders|no\.?|number|ref|reference|tracking|flat|block|unit|room|suite|house|apartment|invoice|ticket|case|item|sku|#)\s*$/i;
 
+// A code of 4 to 8 digits among the first few words of `window`, possibly spread over groups
+// ("55 12 90"), and not an order number, a date's year or a time.
+function codeAmong(window: string, words: number): boolean {
+  const list = window.split(/[.;!?](?:\s|$)/)[0].split(/\s+/).filter(Boolean).slice(0, words).map((w) => w.replace(/[,:]$/, ''));
+  for (let i = 0; i < list.length; i++) {
+    let digits = '';
+    let j = i;
+    while (j < list.length && /^[#*]?\d{1,8}#?$/.test(list[j]) && digits.length < 8) digits += list[j++].replace(/\D/g, '');
+    if (digits.length < 4 || digits.length > 8) continue;
+    const before = list.slice(0, i).join(' ');
+    if (!NUMBERED_THING.test(before) && !MONTH.test(before) && !/^(?:am|pm)$/i.test(list[j] ?? '')) return true;
+  }
+  return false;
+}
+
 /** True when `text` gives a one-time, verification or other texted code with its digits. */
 export function containsOneTimeCode(text: string): boolean {
-  for (const after of afterKeyword(text, ONE_TIME_WORD)) if (startsWithCode(after.rest, 4)) return true;
+  for (const match of text.matchAll(ONE_TIME_WORD)) if (codeAmong(text.slice((match.index ?? 0) + match[0].length), 6)) return true;
   for (const match of text.matchAll(/\bcodes?\b/gi)) {
     const start = match.index ?? 0;
     if (NOT_A_SECRET_CODE.test(text.slice(0, start))) continue;
-    const window = text.slice(start + match[0].length).split(/[.;!?]/)[0];
-    const words = window.split(/\s+/).filter(Boolean).slice(0, 6);
-    for (let i = 0; i < words.length; i++) {
-      const code = /^\d(?:[ -]?\d){3,7}$/.test(words[i].replace(/[,:]$/, ''));
-      if (!code) continue;
-      const before = words.slice(0, i).join(' ');
-      if (!NUMBERED_THING.test(before) && !MONTH.test(before) && !/\b(?:am|pm)\b/i.test(words[i + 1] ?? '')) return true;
-    }
+    if (codeAmong(text.slice(start + match[0].length), 6)) return true;
   }
   return false;
 }

@@ -28,7 +28,9 @@ export function describesRatherThanGives(token: string): boolean {
 }
 
 // "for the tracking site", "on the back of the card": up to two short phrases between the keyword and the value.
-const PHRASE = /^(?:\s+(?:for|to|on|of|at|into|from)\s+(?:(?:the|my|her|his|their|our|your|an?)\s+)?[\w'’-]+(?:\s+(?:account|site|portal|app|website|page|door|gate|card))?){0,2}/i;
+// The phrase's noun may take a second word ("the bike store"), never one that announces the value.
+const PHRASE =
+  /^(?:\s+(?:for|to|on|of|at|into|from)\s+(?:(?:the|my|her|his|their|our|your|an?)\s+)?[\w'’-]+(?:\s+(?!(?:is|was|are|were|now|to|as|has|had|will|should|must|can)\b)[a-z][\w'’-]*)?){0,2}/i;
 // "is", "was now", ":", "= ", "changed to": what announces a value.
 const CONNECTORS =
   /^(?:\s*(?:[:=]|[-–](?=\s)|\b(?:is|was|are|were|now|still|currently|just|has been|had been|been|changed|reset|updated|set|to|as|became|becomes)\b|['’]s\b))*/i;
