@@ -49,10 +49,10 @@ export function containsThirdPartyDetails(text: string): boolean {
     const rest = text.slice((match.index ?? 0) + match[0].length);
     if (POSSESSED.test(rest)) return true;
     if (LIVES.test(rest) && (STREET_ADDRESS.test(rest) || POSTCODE.test(rest))) return true;
-    // The relative's phone or email: the contact detail follows them closely, with no "me" or "my" between.
-    const near = rest.split(/\s+/).slice(0, 9).join(' ');
-    const at = Math.min(...[PHONE, EMAIL, BIRTH].map((re) => near.search(re)).filter((i) => i >= 0));
-    if (Number.isFinite(at) && !FIRST_PERSON.test(near.slice(0, at))) return true;
+    // The relative's phone or email: a contact detail after them with no "me" or "my" between, so
+    // "my husband can sign, or call me on …" is the customer's own number and kept.
+    const at = Math.min(...[PHONE, EMAIL, BIRTH].map((re) => rest.search(re)).filter((i) => i >= 0));
+    if (Number.isFinite(at) && !FIRST_PERSON.test(rest.slice(0, at))) return true;
   }
   return false;
 }

@@ -12,7 +12,7 @@ export const NOT_A_VALUE = new Set(
     'at for with by from of to as and or but if when because since which who being been be written saved stored lost forgotten ' +
     'changed reset updated blocked locked hidden shared known nothing something anything hard easy simple complicated mine hers ' +
     'theirs last next every each again please manager hint field box screen page link email emails change changes expiry policy ' +
-    'rules requirements protected yet what where how why sent texted emailed given'
+    'rules requirements protected yet what where how why sent texted emailed given below above attached enclosed following'
   ).split(' '),
 );
 

@@ -105,16 +105,23 @@ const MARKERS: Record<SensitiveFinding['category'], string> = {
   third_party: "another person's details",
 };
 
+// Sentence ends, but not after "no.", "Mr." or "St." (a split there would part a name or an
+// account number from what makes it sensitive).
+const SENTENCE_END = /(?<=(?<!\b(?:no|nos|mr|mrs|ms|dr|st|prof|acc|acct|tel|ref|approx|e\.g|i\.e|vs|a\/c))[.!?;\n…])\s+/i;
+
 /**
  * `text` with every sentence that trips a rule replaced by "[removed: what]", for text code
- * must keep (a case summary or resolution) rather than refuse.
+ * must keep (a case summary or resolution) rather than refuse. Two neighbouring sentences that
+ * give a secret only together ("Her password is below. Tulip99") are both removed.
  */
 export function redactSensitive(text: string): string {
-  return text
-    .split(/(?<=[.!?;\n…])\s+/)
-    .map((sentence) => {
-      const finding = findSensitive(sentence);
-      return finding ? `[removed: ${MARKERS[finding.category]}]` : sentence;
-    })
-    .join(' ');
+  const sentences = text.split(SENTENCE_END);
+  const findings = sentences.map((sentence) => findSensitive(sentence));
+  for (let i = 0; i + 1 < sentences.length; i++) {
+    if (findings[i] || findings[i + 1]) continue;
+    // Only secrets: a person named in one sentence and a phone in the next are usually not one person's.
+    const joined = findSensitive(`${sentences[i].replace(/[.!?;…\s]+$/, '')} ${sentences[i + 1]}`);
+    if (joined && joined.category !== 'third_party' && joined.category !== 'sensitive_aside') findings[i] = findings[i + 1] = joined;
+  }
+  return sentences.map((sentence, i) => (findings[i] ? `[removed: ${MARKERS[findings[i].category]}]` : sentence)).join(' ');
 }
