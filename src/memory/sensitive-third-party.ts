@@ -24,7 +24,8 @@ const TITLED = /\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.? [A-Z][a-z'’-]+/;
 /** True when `text` names a person by full name or by title and surname. */
 function namesSomeone(text: string): boolean {
   if (TITLED.test(text)) return true;
-  for (const match of text.matchAll(/\b([A-Z][a-z'’-]+) ([A-Z][a-z'’-]+)\b/g)) {
+  // Overlapping pairs, so "Call Dana Whitfield" still finds "Dana Whitfield" after "Call Dana".
+  for (const match of text.matchAll(/\b([A-Z][a-z'’-]+)(?= ([A-Z][a-z'’-]+)\b)/g)) {
     if (!NOT_A_FIRST_NAME.has(match[1]) && !NOT_A_SURNAME.test(match[2])) return true;
   }
   return false;
