@@ -4,7 +4,7 @@ import { loadScreenCorpus, type LabelledSentence } from './screen-corpus';
 // How well the privacy screen separates what memory must refuse from what it must keep,
 // over the labelled corpus. Refusal is the positive class: precision is the share of refusals
 // that were right (low precision = over-refusing), recall the share of must-refuse sentences
-// refused (low recall = leaking). "dev" sentences were written before the screen was rebuilt;
+// refused (low recall = leaking). "dev" sentences were written before the screen was rebuilt (plus pairs found probing it);
 // "holdout" ones after, so the holdout row is the fairer estimate.
 
 /** Confusion counts and scores for one slice of the corpus. */

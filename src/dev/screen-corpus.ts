@@ -5,8 +5,8 @@ import corpusFile from './screen-corpus.json';
 
 /** One labelled sentence: refused ones name the expected category and the detail a reason must not repeat. */
 export const LabelledSentence = z.discriminatedUnion('label', [
-  z.object({ set: z.enum(['dev', 'holdout']), label: z.literal('refuse'), category: z.string().min(1), detail: z.string().min(1), text: z.string().min(1) }),
-  z.object({ set: z.enum(['dev', 'holdout']), label: z.literal('keep'), text: z.string().min(1) }),
+  z.object({ set: z.enum(['dev', 'holdout', 'holdout2']), label: z.literal('refuse'), category: z.string().min(1), detail: z.string().min(1), text: z.string().min(1) }),
+  z.object({ set: z.enum(['dev', 'holdout', 'holdout2']), label: z.literal('keep'), text: z.string().min(1) }),
 ]);
 /** One labelled sentence of the corpus. */
 export type LabelledSentence = z.infer<typeof LabelledSentence>;
