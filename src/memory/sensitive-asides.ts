@@ -16,7 +16,7 @@ const ASIDES: { kind: AsideKind; pattern: RegExp }[] = [
     kind: 'health',
     pattern: new RegExp(
       [
-        'diabet\\w*|insulin|pregnan\\w*|miscarr\\w*|ivf|fertility treatment|cancer|tumou?r|chemo\\w*|radiotherapy|dialysis|hiv|aids|std|sti',
+        '(?:long )?covid|down[\'’]?s? syndrome|cerebral palsy|multiple sclerosis|motor neurone|chronic fatigue|fibromyalgia|crohn[\'’]?s|coeliac|celiac|sickle cell|cystic fibrosis|lupus|migraines?|diabet\\w*|insulin|pregnan\\w*|miscarr\\w*|ivf|fertility treatment|cancer|tumou?r|chemo\\w*|radiotherapy|dialysis|hiv|aids|std|sti',
         'dementia|alzheimer\\w*|parkinson\\w*|epilep\\w*|seizures?|(?:had|has|suffered|recovering from|after) a stroke|heart (?:attack|condition|disease|surgery)|asthma|inhaler|copd|arthritis',
         'autis\\w*|adhd|dyslexi\\w*|learning (?:disabilit\\w*|difficult\\w*)|depress(?:ed|ion)|anxiety|panic attacks?|mental health|bipolar|schizophreni\\w*|ptsd|ocd|eating disorder|anorexi\\w*|bulimi\\w*|self[- ]harm|suicid\\w*',
         'disabilit\\w*|disabled(?!\\s+(?:parking|bay|access|toilet|entrance|ramp|space))|wheelchair|mobility scooter|crutches|walking frame|zimmer|(?:is|registered|went|going) blind|partially sighted|visually impaired|deaf|hard of hearing|hearing aids?|carers?|care home|nursing home',

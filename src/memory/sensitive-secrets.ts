@@ -8,6 +8,10 @@ import { afterKeyword, describesRatherThanGives, firstToken, looksSecret, starts
 const PASSWORD_WORD = /\b(?:pass ?words?|passwd|pwd|pw|pass ?codes?|pass ?phrases?|pass(?=\s*[:=]))\b/gi;
 const ABBREVIATION = /^(?:pw|pwd|passwd)$/i;
 const LOGIN_WORD = /\b(?:log ?ins?|sign[- ]?in|user ?name|user|account|credentials|creds)\b(?:\s+(?:is|are|details|with|as|for \w+))*\s*[:=]?\s*/gi;
+const PASSPHRASE_WORD = /\bpass ?phrases?\b/gi;
+const LITTLE_WORD = /^(?:the|a|an|not|no|too|very|same|different|being|been|in|on|at|for|with|by|from|of|to|and|or|but|if|when|because|so|it|this|that|she|he|they|we|you|i|her|his|their|my|our|your|is|was|still|now)$/i;
+const SECRET_ANSWER_WORD =
+  /\b(?:security (?:questions?|answers?)|secret (?:questions?|answers?)|memorable (?:word|answer|information|date|name|place)|maiden name|password hint|answer to (?:her|his|my|the) security question)\b/gi;
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/;
 
 // Letters mixed with digits or symbols, four characters or more: "Jasmine!9", "Rex1", not "4471" or "6pm".
@@ -25,10 +29,20 @@ export function containsPassword(text: string): boolean {
     // "password is tulip", "Passcode: tulip", "pw tulip": a plain word counts once it is announced or abbreviated.
     if (after.announced || ABBREVIATION.test(after.keyword)) return true;
   }
+  // "Passphrase is correct horse battery staple": three or more words with no little word among them.
+  for (const after of afterKeyword(text, PASSPHRASE_WORD)) {
+    const words = after.rest.split(/[.;!?,](?:\s|$)/)[0].split(/\s+/).filter(Boolean).slice(0, 4);
+    if (after.announced && words.length >= 3 && !words.some((w) => LITTLE_WORD.test(w))) return true;
+  }
   // "the password is the same as her email one, Jasmine!9": a chosen secret later in the clause.
   for (const match of text.matchAll(PASSWORD_WORD)) {
     const clause = text.slice((match.index ?? 0) + match[0].length).split(/[.;!?](?:\s|$)/)[0];
     if (clause.split(/\s+/).slice(0, 14).some((word) => isChosenSecret(word.replace(/[.,;:!?)"'”’]+$/, '')))) return true;
+  }
+  // Answers that unlock an account as surely as a password: "mother's maiden name is Smith".
+  for (const after of afterKeyword(text, SECRET_ANSWER_WORD)) {
+    const token = firstToken(after.rest);
+    if (token && after.announced && !describesRatherThanGives(token)) return true;
   }
   // "login priya / sunflower", "sign in with priya.k@example.com / Mango#55".
   for (const match of text.matchAll(LOGIN_WORD)) {

@@ -44,6 +44,12 @@ const ASIDE_REASONS: Record<AsideKind, string> = {
 
 // Order matters only for which reason is shown; every rule is checked until one matches.
 const RULES: { category: SensitiveFinding['category']; test: (text: string) => boolean; reason: string }[] = [
+  // Bank details first: a sort code and account number can pass Luhn by chance and read as a card.
+  {
+    category: 'bank_account',
+    test: containsBankDetails,
+    reason: 'it contains bank account details. Payment details are never stored.',
+  },
   {
     category: 'card_number',
     test: containsCardNumber,
@@ -53,11 +59,6 @@ const RULES: { category: SensitiveFinding['category']; test: (text: string) => b
     category: 'card_security_code',
     test: containsCardSecurityCode,
     reason: 'it contains a card security code (CVV). Card details are never stored.',
-  },
-  {
-    category: 'bank_account',
-    test: containsBankDetails,
-    reason: 'it contains bank account details. Payment details are never stored.',
   },
   {
     category: 'password',
