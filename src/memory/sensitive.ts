@@ -112,14 +112,16 @@ const SENTENCE_END = /(?<=(?<!\b(?:no|nos|mr|mrs|ms|dr|st|prof|acc|acct|tel|ref|
 
 /**
  * `text` with every sentence that trips a rule replaced by "[removed: what]", for text code
- * must keep (a case summary or resolution) rather than refuse. Two neighbouring sentences that
- * give a secret only together ("Her password is below. Tulip99") are both removed.
+ * must keep (a case summary or resolution) rather than refuse. A sentence of up to three words
+ * that gives a secret only with the one before it ("Her password is below. Tulip99") is
+ * removed with it.
  */
 export function redactSensitive(text: string): string {
   const sentences = text.split(SENTENCE_END);
   const findings = sentences.map((sentence) => findSensitive(sentence));
   for (let i = 0; i + 1 < sentences.length; i++) {
-    if (findings[i] || findings[i + 1]) continue;
+    // Only a short dangling sentence can be the rest of a secret ("Tulip99."); longer ones stand alone.
+    if (findings[i] || findings[i + 1] || sentences[i + 1].split(/\s+/).length > 3) continue;
     // Only secrets: a person named in one sentence and a phone in the next are usually not one person's.
     const joined = findSensitive(`${sentences[i].replace(/[.!?;…\s]+$/, '')} ${sentences[i + 1]}`);
     if (joined && joined.category !== 'third_party' && joined.category !== 'sensitive_aside') findings[i] = findings[i + 1] = joined;
