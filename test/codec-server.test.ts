@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import { defaultPayloadConverter, ExternalStorage, type Payload } from '@temporalio/common';
+import { ApplicationFailure, defaultPayloadConverter, ExternalStorage, type Payload } from '@temporalio/common';
 import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
@@ -16,7 +16,7 @@ import { findTemporalCli } from '../src/devenv/temporal-cli';
 import { createCodecHandler, startCodecServer } from '../src/server/codec-server';
 import { EncryptionCodec } from '../src/temporal/codec/encryption-codec';
 import { keyringOf } from '../src/temporal/codec/keys';
-import { codecFor, dataConverterFor } from '../src/temporal/data-converter';
+import { codecFor, dataConverterFor, FAILURE_CONVERTER_PATH } from '../src/temporal/data-converter';
 import { PostgresStorageDriver } from '../src/temporal/storage/postgres-driver';
 import { openTestDatabase, unique } from './support/db';
 import type { ProbeActivities } from './fixtures/codec-probe-workflow';
@@ -189,9 +189,15 @@ describe('on a real Temporal dev server', { skip: process.env.TEMPORAL_ADDRESS ?
     async lookUpOrder({ resultChars }) {
       return { tool_result: toolResult.padEnd(resultChars, '.') };
     },
+    async lookUpRefund({ message }) {
+      throw ApplicationFailure.nonRetryable(`no refund on file for "${message}"`, 'NoRefund');
+    },
   };
 
-  async function runProbe(store: 'postgres' | 'off', resultChars: number): Promise<{ workflowId: string; historyBytes: number; history: Uint8Array; reply: string }> {
+  async function runProbe(
+    store: 'postgres' | 'off',
+    resultChars: number,
+  ): Promise<{ workflowId: string; historyBytes: number; history: Uint8Array; reply: string; dataConverter: ReturnType<typeof dataConverterFor> }> {
     const taskQueue = unique(`codec-${store}`);
     const storeConfig = loadConfig({ ...process.env, CASEWORK_CODEC_KEYS: config.CASEWORK_CODEC_KEYS, CASEWORK_PAYLOAD_STORE: store, TEMPORAL_TASK_QUEUE: taskQueue });
     const dataConverter = dataConverterFor(storeConfig, db.app);
@@ -202,12 +208,12 @@ describe('on a real Temporal dev server', { skip: process.env.TEMPORAL_ADDRESS ?
     const result = await client.workflow.execute('codecProbe', { taskQueue, workflowId, args: [{ message: secret, resultChars }] });
     const { history } = await plain.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId } });
     const bytes = temporal.api.history.v1.History.encode(history!).finish();
-    return { workflowId, historyBytes: bytes.length, history: bytes, reply: (result as { reply: string }).reply };
+    return { workflowId, historyBytes: bytes.length, history: bytes, reply: (result as { reply: string }).reply, dataConverter };
   }
 
   before(async () => {
     config = loadConfig({ ...process.env, CASEWORK_CODEC_KEYS: `2026-q1:${randomBytes(32).toString('base64')},2026-q2:${randomBytes(32).toString('base64')}`, CASEWORK_CODEC_SERVER_TOKEN: TOKEN });
-    ({ code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./fixtures/codec-probe-workflow'), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } }));
+    ({ code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./fixtures/codec-probe-workflow'), failureConverterPath: FAILURE_CONVERTER_PATH, logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } }));
     connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
     plain = new Client({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }) });
     const converter = dataConverterFor(config, db.app);
@@ -225,8 +231,9 @@ describe('on a real Temporal dev server', { skip: process.env.TEMPORAL_ADDRESS ?
 
   test("the server's raw history holds none of the customer's words or the tool result, only ciphertext and references", async () => {
     const probe = await runProbe('postgres', 16_000);
-    assert.match(probe.reply, /^read 16000 characters; first line: order A-99317 for Dana Whitfield$/);
+    assert.match(probe.reply, /^read 16000 characters; first line: order A-99317 for Dana Whitfield; refund lookup failed$/);
     const raw = Buffer.from(probe.history);
+    assert.ok(raw.includes('Encoded failure'), "the failed activity's message was encoded, not written in clear");
     for (const word of ['Dana', 'Whitfield', '4111', 'NL-88231', 'A-99317', 'Tilburg']) assert.ok(!raw.includes(word), `"${word}" is in the raw history`);
     assert.ok(raw.includes('binary/encrypted') && raw.includes('2026-q2'), 'payloads carry the encoding and the newest key id');
     assert.ok(raw.includes('ExternalStorageReference'), 'the large tool result left the history by reference');
@@ -246,6 +253,15 @@ describe('on a real Temporal dev server', { skip: process.env.TEMPORAL_ADDRESS ?
     assert.ok(without.includes('binary/encrypted'), 'without the codec the CLI sees the encrypted payloads');
     assert.ok(!without.includes('Whitfield') && !without.includes('Tilburg'));
     await assert.rejects(run(cli, [...args, '--codec-endpoint', codecServer.url]), 'a CLI without the token is refused');
+  });
+
+  test('a recorded history replays with the same data converter, references fetched and decrypted', async () => {
+    const probe = await runProbe('postgres', 16_000);
+    const history = await plain.workflow.getHandle(probe.workflowId).fetchHistory();
+    await Worker.runReplayHistory({ workflowBundle: { code }, dataConverter: probe.dataConverter }, history, probe.workflowId);
+    // Without the store the reference cannot be resolved, so the same replay fails: the one above used it.
+    const { externalStorage: _unused, ...codecOnly } = probe.dataConverter;
+    await assert.rejects(Worker.runReplayHistory({ workflowBundle: { code }, dataConverter: codecOnly }, history, probe.workflowId));
   });
 
   test('a 4,000-token tool result by reference keeps the history several kilobytes smaller than inline', async (t) => {

@@ -23,17 +23,22 @@ export function codecFor(config: Config, keyring: Keyring = loadKeyring(config))
   return new EncryptionCodec(keyring, config.CASEWORK_CODEC_NONCE);
 }
 
+/** The failure converter module (messages and stacks encoded, hence encrypted); a prebuilt workflow bundle must be built with it. */
+export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
+
 /**
  * The data converter the worker, every client and the replay test share. The SDK runs its
  * stages in a fixed order: payload converter (JSON, in the workflow sandbox) → payload codecs
  * (encryption, outside it) → External Storage (payloads of at least the threshold replaced by a
  * reference), and the reverse on the way in. So what storage holds is already ciphertext, and
- * the threshold is measured on the encrypted payload.
+ * the threshold is measured on the encrypted payload. Failure messages and stacks are encoded
+ * into payloads first (FAILURE_CONVERTER_PATH), so the codec encrypts them too.
  */
 export function dataConverterFor(config: Config, pool: Pool, options: { codec?: EncryptionCodec } = {}): DataConverter {
   const codec = options.codec ?? codecFor(config);
   const driver = storageDriverFor(config, pool);
   return {
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     payloadCodecs: [codec],
     ...(driver
       ? { externalStorage: new ExternalStorage({ drivers: [driver], payloadSizeThreshold: config.CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES }) }
