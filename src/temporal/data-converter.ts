@@ -1,15 +1,17 @@
 import { ExternalStorage, type DataConverter, type StorageDriver } from '@temporalio/common';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
+import { BadInputError } from '../errors';
 import { EncryptionCodec } from './codec/encryption-codec';
 import { loadKeyring, type Keyring } from './codec/keys';
 import { PostgresStorageDriver } from './storage/postgres-driver';
 import { awsObjectStore, S3StorageDriver } from './storage/s3-driver';
 
 /** The storage driver CASEWORK_PAYLOAD_STORE selects, or none when payloads stay inline. */
-export function storageDriverFor(config: Config, pool: Pool): StorageDriver | undefined {
+export function storageDriverFor(config: Config, pool: Pool | undefined): StorageDriver | undefined {
   switch (config.CASEWORK_PAYLOAD_STORE) {
     case 'postgres':
+      if (!pool) throw new BadInputError('CASEWORK_PAYLOAD_STORE=postgres needs a database pool');
       return new PostgresStorageDriver(pool);
     case 's3':
       return new S3StorageDriver(awsObjectStore(config), config.CASEWORK_S3_PREFIX);
@@ -34,7 +36,7 @@ export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
  * the threshold is measured on the encrypted payload. Failure messages and stacks are encoded
  * into payloads first (FAILURE_CONVERTER_PATH), so the codec encrypts them too.
  */
-export function dataConverterFor(config: Config, pool: Pool, options: { codec?: EncryptionCodec } = {}): DataConverter {
+export function dataConverterFor(config: Config, pool: Pool | undefined, options: { codec?: EncryptionCodec } = {}): DataConverter {
   const codec = options.codec ?? codecFor(config);
   const driver = storageDriverFor(config, pool);
   return {

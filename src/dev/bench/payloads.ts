@@ -3,14 +3,14 @@ import { performance } from 'node:perf_hooks';
 import { defaultPayloadConverter, ExternalStorage, StorageDriverClaim, type Payload, type StorageDriver } from '@temporalio/common';
 import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
-import { EncryptionCodec, type NonceMode } from '../temporal/codec/encryption-codec';
-import { keyringOf } from '../temporal/codec/keys';
-import { toBlob } from '../temporal/storage/blob';
+import { EncryptionCodec, type NonceMode } from '../../temporal/codec/encryption-codec';
+import { keyringOf } from '../../temporal/codec/keys';
+import { toBlob } from '../../temporal/storage/blob';
 
 // Payload codec and reference costs, measured on this machine: encode / decode throughput of
 // the encryption codec for a 4 KB and a 200 KB payload, the bytes it adds per payload, and
 // what a 4,000-token tool result costs the history inline versus by reference.
-// Run: npx tsx src/dev/bench-payloads.ts
+// Run: npx tsx src/dev/bench/payloads.ts
 
 const protoSize = (p: Payload) => temporal.api.common.v1.Payload.encode(p).finish().length;
 
