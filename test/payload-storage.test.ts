@@ -57,6 +57,20 @@ describe('Postgres storage driver', () => {
     assert.equal(first.length, 2);
   });
 
+  test('storing equal bytes again refreshes an old blob for retention, and within the hour touches nothing', async () => {
+    const driver = new PostgresStorageDriver(db.app);
+    const payload = big('kept alive by a newer run');
+    const [claim] = await driver.store(ctx, [payload]);
+    const stamp = async () => (await db.admin.query('SELECT last_stored_at, xmin::text AS version FROM payload_blobs WHERE sha256 = $1', [claim.claimData.sha256])).rows[0];
+    const first = await stamp();
+    await driver.store(ctx, [payload]);
+    assert.deepEqual(await stamp(), first, 'a retry within the hour does not write the row');
+    await db.admin.query("UPDATE payload_blobs SET last_stored_at = now() - interval '40 days' WHERE sha256 = $1", [claim.claimData.sha256]);
+    await driver.store(ctx, [payload]);
+    const refreshed = await stamp();
+    assert.ok(Date.now() - new Date(refreshed.last_stored_at).getTime() < 60_000, 'the old blob is marked as stored now');
+  });
+
   test('a reference to a blob that is gone fails naming its hash', async () => {
     const driver = new PostgresStorageDriver(db.app);
     const missing = new StorageDriverClaim({ sha256: 'f'.repeat(64) });

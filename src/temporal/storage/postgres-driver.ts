@@ -20,8 +20,9 @@ export class MissingPayloadError extends NotFoundError {}
 
 /**
  * External Storage in Postgres (table payload_blobs, migration 020): one row per distinct
- * payload, keyed by the SHA-256 of its bytes. Storing is INSERT ... ON CONFLICT DO NOTHING,
- * so storing the same bytes again (a retried task) writes nothing.
+ * payload, keyed by the SHA-256 of its bytes. Storing the same bytes again (a retried task)
+ * adds no row and, within the hour, writes nothing at all; after that it only refreshes
+ * last_stored_at, so retention never deletes a blob a newer run still references.
  */
 export class PostgresStorageDriver implements StorageDriver {
   readonly name = POSTGRES_DRIVER_NAME;
@@ -36,7 +37,8 @@ export class PostgresStorageDriver implements StorageDriver {
     await this.pool.query(
       `INSERT INTO payload_blobs (sha256, bytes, size_bytes, namespace, workflow_id)
        SELECT s, b, octet_length(b), $3, $4 FROM unnest($1::text[], $2::bytea[]) AS t(s, b)
-       ON CONFLICT (sha256) DO NOTHING`,
+       ON CONFLICT (sha256) DO UPDATE SET last_stored_at = now()
+         WHERE payload_blobs.last_stored_at < now() - interval '1 hour'`,
       [distinct.map((b) => b.sha256), distinct.map((b) => b.bytes), context.target?.namespace ?? null, workflowIdOf(context)],
     );
     return blobs.map((b) => new StorageDriverClaim({ [SHA256_CLAIM]: b.sha256 }));
