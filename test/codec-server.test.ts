@@ -252,7 +252,6 @@ describe('on a real Temporal dev server', { skip: process.env.TEMPORAL_ADDRESS ?
     const without = payloadTexts((await run(cli, args, { maxBuffer: 16 * 1024 * 1024 })).stdout);
     assert.ok(without.includes('binary/encrypted'), 'without the codec the CLI sees the encrypted payloads');
     assert.ok(!without.includes('Whitfield') && !without.includes('Tilburg'));
-    await assert.rejects(run(cli, [...args, '--codec-endpoint', codecServer.url]), 'a CLI without the token is refused');
   });
 
   test('a recorded history replays with the same data converter, references fetched and decrypted', async () => {
