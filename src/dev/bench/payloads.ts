@@ -5,7 +5,11 @@ import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workf
 import { temporal } from '@temporalio/proto';
 import { EncryptionCodec, type NonceMode } from '../../temporal/codec/encryption-codec';
 import { keyringOf } from '../../temporal/codec/keys';
+import { Client as PgClient } from 'pg';
+import { migrate } from '../../db/migrate';
+import { openPool } from '../../db/pool';
 import { toBlob } from '../../temporal/storage/blob';
+import { PostgresStorageDriver } from '../../temporal/storage/postgres-driver';
 
 // Payload codec and reference costs, measured on this machine: encode / decode throughput of
 // the encryption codec for a 4 KB and a 200 KB payload, the bytes it adds per payload, and
@@ -72,6 +76,49 @@ async function main(): Promise<void> {
     ['encrypted, by reference (what history keeps)', String(protoSize(reference))],
     ['stored blob (payload_blobs.bytes)', String(toBlob(encrypted).bytes.length)],
   ]);
+  if (process.env.DATABASE_URL) await postgresBench(process.env.DATABASE_URL, codec);
+  else console.log('\n(set DATABASE_URL to measure the Postgres storage driver too)');
+}
+
+/** Store and retrieve latency of the Postgres driver, in a scratch database dropped afterwards. */
+async function postgresBench(baseUrl: string, codec: EncryptionCodec): Promise<void> {
+  const name = `casework_bench_payloads_${process.pid}`;
+  const admin = async (sql: string) => {
+    const client = new PgClient({ connectionString: baseUrl });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  const pool = openPool(url.toString(), 4);
+  try {
+    await migrate(pool);
+    const driver = new PostgresStorageDriver(pool);
+    const ctx = { target: { kind: 'workflow' as const, namespace: 'default', id: 'bench' } };
+    const rows: string[][] = [];
+    for (const size of [16_000, 200 * 1024]) {
+      const n = size > 100_000 ? 100 : 300;
+      // Distinct payloads, so each first store is a real insert.
+      const fresh = await codec.encode(Array.from({ length: n }, (_, i) => defaultPayloadConverter.toPayload({ i, tool_result: 'x'.repeat(size) }) as Payload));
+      let start = performance.now();
+      const claims = [];
+      for (const p of fresh) claims.push(...(await driver.store(ctx, [p])));
+      const storeMs = (performance.now() - start) / n;
+      start = performance.now();
+      for (const p of fresh) await driver.store(ctx, [p]);
+      const againMs = (performance.now() - start) / n;
+      start = performance.now();
+      for (const c of claims) await driver.retrieve({}, [c]);
+      const retrieveMs = (performance.now() - start) / n;
+      rows.push([`${Math.round(size / 1000)} KB`, String(n), storeMs.toFixed(2), againMs.toFixed(2), retrieveMs.toFixed(2)]);
+    }
+    console.log('\nPostgres storage driver (one payload per call, this machine, local Postgres)');
+    table(['payload', 'calls', 'store ms', 'store again ms', 'retrieve ms'], rows);
+  } finally {
+    await pool.end();
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
 }
 
 function table(head: string[], rows: string[][]): void {
