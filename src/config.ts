@@ -98,6 +98,37 @@ export const ConfigSchema = z.object({
   CASEWORK_DESK_WEBHOOK_URL: z.string().optional(),
   CASEWORK_DESK_WEBHOOK_SECRET: z.string().optional(),
   // ---- end of support desks
+  // Payload privacy and size (src/temporal/codec/, src/temporal/storage/, src/server/codec-server.ts).
+  /** Payload encryption keys, "id:base64key,id:base64key" (32-byte AES-256 keys), newest last: new payloads use the last. Secret. */
+  CASEWORK_CODEC_KEYS: z.string().optional(),
+  /** A file of keys in the same form, one or more per line ("#" starts a comment); read when CASEWORK_CODEC_KEYS is unset. */
+  CASEWORK_CODEC_KEY_FILE: z.string().optional(),
+  /** Production mode (also NODE_ENV=production): refuse to start without a configured key instead of generating a dev key. */
+  CASEWORK_REQUIRE_ENCRYPTION: z.enum(['true', 'false']).default('false'),
+  /** derived: the nonce is an HMAC of the payload, so equal payloads encrypt alike and content-addressed storage dedupes retries; random: a fresh nonce each time. */
+  CASEWORK_CODEC_NONCE: z.enum(['derived', 'random']).default('derived'),
+  /** Where payloads above the threshold go instead of history: postgres (payload_blobs), s3, or off (inline). */
+  CASEWORK_PAYLOAD_STORE: z.enum(['postgres', 's3', 'off']).default('postgres'),
+  /** Payloads of at least this many bytes (after encryption) are stored by reference. */
+  CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: int(4096),
+  /** The S3 (or MinIO) bucket for CASEWORK_PAYLOAD_STORE=s3; credentials come from the AWS SDK's usual chain (AWS_ACCESS_KEY_ID, ...). */
+  CASEWORK_S3_BUCKET: z.string().optional(),
+  /** An S3-compatible endpoint (MinIO: http://minio:9000); unset, AWS S3. */
+  CASEWORK_S3_ENDPOINT: z.string().optional(),
+  CASEWORK_S3_REGION: z.string().default('us-east-1'),
+  /** Key prefix inside the bucket. */
+  CASEWORK_S3_PREFIX: z.string().default('casework/payloads/'),
+  /** Path-style addressing (bucket in the path), which MinIO needs. */
+  CASEWORK_S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
+  /** The codec server (`casework codec-server`): port and interface. */
+  CASEWORK_CODEC_SERVER_PORT: int(8089),
+  CASEWORK_CODEC_SERVER_HOST: z.string().default('127.0.0.1'),
+  /** Bearer token the codec server requires. Secret. Unset, it serves only on 127.0.0.1 outside production mode. */
+  CASEWORK_CODEC_SERVER_TOKEN: z.string().optional(),
+  /** Browser origins allowed to call the codec server, comma-separated; unset, the origin of TEMPORAL_UI_URL. */
+  CASEWORK_CODEC_CORS_ORIGINS: z.string().optional(),
+  /** Read for production mode only. */
+  NODE_ENV: z.string().optional(),
 });
 /** Validated configuration. */
 export type Config = z.infer<typeof ConfigSchema>;

@@ -1,0 +1,39 @@
+import { parseArgs } from 'node:util';
+import type { Config } from '../../config';
+import { openDatabase, type Database } from '../../db/pool';
+import { startCodecServer } from '../../server/codec-server';
+import { dataConverterFor } from '../../temporal/data-converter';
+
+type Out = (line: string) => void;
+
+/**
+ * `casework codec-server [--port N] [--host H]`: serves Temporal's codec protocol so the web UI
+ * and `temporal --codec-endpoint` show decoded payloads, stored references included. Runs
+ * until SIGINT or SIGTERM; logs one JSON line per request, never a payload.
+ */
+export async function codecServerCommand(args: string[], config: Config, out: Out): Promise<number> {
+  const { values } = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' } } });
+  const effective: Config = { ...config, ...(values.host ? { CASEWORK_CODEC_SERVER_HOST: values.host } : {}) };
+  // Only the Postgres store needs a database; the codec server reads blobs, it never writes them.
+  const db: Database | undefined = effective.CASEWORK_PAYLOAD_STORE === 'postgres' ? await openDatabase(effective) : undefined;
+  try {
+    const converter = dataConverterFor(effective, db?.app);
+    const server = await startCodecServer(effective, {
+      codecs: converter.payloadCodecs ?? [],
+      externalStorage: converter.externalStorage,
+      port: values.port === undefined ? undefined : Number(values.port),
+      onRequest: (event) => out(JSON.stringify({ ts: new Date().toISOString(), level: 'info', msg: 'codec request', ...event })),
+    });
+    out(`codec server on ${server.url} (namespace ${effective.TEMPORAL_NAMESPACE}; token ${effective.CASEWORK_CODEC_SERVER_TOKEN ? 'required' : 'not required: loopback development only'})`);
+    out(`  CLI:    temporal workflow show -w <id> --codec-endpoint ${server.url}${effective.CASEWORK_CODEC_SERVER_TOKEN ? ' --codec-auth "Bearer $CASEWORK_CODEC_SERVER_TOKEN"' : ''}`);
+    out(`  web UI: temporal server start-dev --ui-codec-endpoint ${server.url}  (or the UI's Codec Server setting)`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await server.close();
+    return 0;
+  } finally {
+    await db?.close();
+  }
+}

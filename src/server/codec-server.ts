@@ -1,0 +1,175 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ExternalStorage, Payload, PayloadCodec } from '@temporalio/common';
+import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workflow';
+import { z } from 'zod';
+import type { Config } from '../config';
+import { kindOf, RefusedError } from '../errors';
+import { productionMode } from '../temporal/codec/keys';
+import { HttpError, sendJson } from './http';
+
+// Temporal's codec-server protocol: POST …/encode and …/decode, each taking and answering
+// {"payloads":[{"metadata":{"k":"<base64>"},"data":"<base64>"}]} (Payloads as proto3 JSON).
+// Only the last path segment is read, so the server can be mounted under any prefix. The web
+// UI calls it from the browser, so it answers CORS preflights for the allowed origins; the
+// CLI calls it with `--codec-endpoint` (and `--codec-auth "Bearer <token>"`).
+
+/** Largest request body accepted: Temporal refuses payloads above 2 MB, plus base64 and envelope. */
+export const MAX_CODEC_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Request headers the web UI and CLI send; a preflight asking for others is answered without them. */
+const ALLOWED_HEADERS = ['content-type', 'x-namespace', 'authorization'];
+
+const PayloadJson = z.object({
+  metadata: z.record(z.string(), z.string()).nullish(),
+  data: z.string().nullish(),
+  externalPayloads: z.array(z.object({ sizeBytes: z.union([z.string(), z.number()]).nullish() })).nullish(),
+});
+const PayloadsJson = z.object({ payloads: z.array(PayloadJson).default([]) });
+
+/** What the codec server is built from. */
+export interface CodecServerOptions {
+  /** The codecs, in the order the data converter lists them (decode runs them in reverse). */
+  codecs: PayloadCodec[];
+  /** Resolves stored references before decoding, so stored contents show decoded too. */
+  externalStorage?: ExternalStorage;
+  /** The bearer token callers must send; undefined accepts every caller (loopback development only). */
+  token?: string;
+  /** Browser origins allowed to call (the web UI's), exactly as the browser sends them. */
+  allowedOrigins: string[];
+  /** The one namespace decoded for; a request whose X-Namespace names another is refused. */
+  namespace?: string;
+  /** Called once per answered encode/decode, for an audit trail: never with payload contents. */
+  onRequest?: (event: { operation: 'encode' | 'decode'; namespace?: string; payloads: number; origin?: string }) => void;
+}
+
+function fromJson(p: z.infer<typeof PayloadJson>): Payload {
+  const metadata = Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))]));
+  return { metadata, data: new Uint8Array(Buffer.from(p.data ?? '', 'base64')) };
+}
+
+function toJson(p: Payload): { metadata: Record<string, string>; data: string } {
+  const metadata = Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')]));
+  return { metadata, data: Buffer.from(p.data ?? new Uint8Array()).toString('base64') };
+}
+
+function tokenMatches(header: string | undefined, digest: Buffer): boolean {
+  const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
+  if (!match) return false;
+  return timingSafeEqual(createHash('sha256').update(match[1]).digest(), digest);
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_CODEC_BODY_BYTES) throw new HttpError(413, `request body is larger than ${MAX_CODEC_BODY_BYTES} bytes`, { connection: 'close' });
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch (error) {
+    throw new HttpError(400, `request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** A node:http request handler speaking the codec-server protocol, with CORS and a bearer token. */
+export function createCodecHandler(options: CodecServerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const digest = options.token === undefined ? undefined : createHash('sha256').update(options.token).digest();
+  const origins = new Set(options.allowedOrigins);
+  const storage = options.externalStorage ? new ExternalStorageRunner(options.externalStorage) : undefined;
+
+  async function handle(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<void> {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !origins.has(origin)) throw new HttpError(403, `origin ${origin} may not call this codec server`);
+    const operation = new URL(req.url ?? '/', 'http://codec').pathname.replace(/\/+$/, '').split('/').pop();
+    if (operation !== 'encode' && operation !== 'decode') throw new HttpError(404, 'the codec server answers POST …/encode and …/decode');
+    if (req.method === 'OPTIONS') {
+      // Preflight: browsers send it without credentials, so it is answered before the token check.
+      res.writeHead(204, {
+        ...cors,
+        'access-control-allow-methods': 'POST, OPTIONS',
+        'access-control-allow-headers': ALLOWED_HEADERS.join(', '),
+        'access-control-max-age': '600',
+      });
+      res.end();
+      return;
+    }
+    if (req.method !== 'POST') throw new HttpError(405, `${operation} takes POST`, { allow: 'POST, OPTIONS' });
+    if (digest && !tokenMatches(req.headers.authorization, digest)) {
+      throw new HttpError(401, 'a valid "Authorization: Bearer <token>" header is required', { 'www-authenticate': 'Bearer' });
+    }
+    const namespace = typeof req.headers['x-namespace'] === 'string' ? req.headers['x-namespace'] : undefined;
+    if (options.namespace && namespace && namespace !== options.namespace) {
+      throw new HttpError(403, `this codec server decodes namespace ${options.namespace}, not ${namespace}`);
+    }
+    const parsed = PayloadsJson.safeParse(await readBody(req));
+    if (!parsed.success) throw new HttpError(400, 'body must be {"payloads":[{"metadata":{...base64},"data":"<base64>"}]}');
+    let payloads = parsed.data.payloads.map(fromJson);
+    if (operation === 'encode') {
+      for (const codec of options.codecs) payloads = await codec.encode(payloads);
+    } else {
+      if (storage) payloads = await storage.retrieve(payloads);
+      for (const codec of [...options.codecs].reverse()) payloads = await codec.decode(payloads);
+    }
+    options.onRequest?.({ operation, namespace, payloads: payloads.length, origin });
+    sendJson(res, 200, { payloads: payloads.map(toJson) }, cors);
+  }
+
+  return (req, res) => {
+    const origin = req.headers.origin;
+    const cors: Record<string, string> =
+      origin !== undefined && origins.has(origin)
+        ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' }
+        : { vary: 'Origin' };
+    handle(req, res, cors).catch((error: unknown) => {
+      if (error instanceof HttpError) return sendJson(res, error.status, { error: error.message }, { ...cors, ...error.headers });
+      // A payload this server cannot decode (unknown key id, tampered data) is the caller's to see; anything else is ours.
+      const kind = kindOf(error);
+      const status = kind === 'not_found' || kind === 'bad_input' ? 422 : 500;
+      sendJson(res, status, { error: status === 422 ? (error as Error).message : 'codec server failed; see its log' }, cors);
+    });
+  };
+}
+
+/** The origins the codec server admits: CASEWORK_CODEC_CORS_ORIGINS, else the origin of TEMPORAL_UI_URL. */
+export function allowedOriginsFor(config: Pick<Config, 'CASEWORK_CODEC_CORS_ORIGINS' | 'TEMPORAL_UI_URL'>): string[] {
+  if (config.CASEWORK_CODEC_CORS_ORIGINS) return config.CASEWORK_CODEC_CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
+  return [new URL(config.TEMPORAL_UI_URL).origin];
+}
+
+/** A running codec server; `url` is what `--codec-endpoint` and the web UI's codec setting take. */
+export interface RunningCodecServer {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the codec server on CASEWORK_CODEC_SERVER_HOST:PORT (port 0 picks one). Without a
+ * token it refuses to listen anywhere but 127.0.0.1, and refuses outright in production mode.
+ */
+export async function startCodecServer(
+  config: Config,
+  options: Omit<CodecServerOptions, 'token' | 'allowedOrigins' | 'namespace'> & { port?: number },
+): Promise<RunningCodecServer> {
+  const token = config.CASEWORK_CODEC_SERVER_TOKEN;
+  const host = config.CASEWORK_CODEC_SERVER_HOST;
+  if (!token && (productionMode(config) || host !== '127.0.0.1')) {
+    throw new RefusedError('the codec server decrypts payloads: set CASEWORK_CODEC_SERVER_TOKEN (it may run without one only on 127.0.0.1, outside production mode)');
+  }
+  const handler = createCodecHandler({ ...options, token, allowedOrigins: allowedOriginsFor(config), namespace: config.TEMPORAL_NAMESPACE });
+  const server = createServer(handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? config.CASEWORK_CODEC_SERVER_PORT, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    url: `http://${host}:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
