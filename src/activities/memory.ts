@@ -23,6 +23,8 @@ import { describeIssues } from '../schemas/issues';
 
 /** Months a remembered note lives unless configured otherwise (design text 12.10.5: "in_months(12)"). */
 export const DEFAULT_NOTE_TTL_MONTHS = 12;
+/** Characters of the first message that choose the notes relevant to it. */
+const MAX_MESSAGE_CHARS = 1000;
 /** Most hits recall() returns. */
 export const RECALL_LIMIT = 5;
 
@@ -78,8 +80,9 @@ function hitLabel(kind: string): string {
 export function createMemoryActivities(deps: MemoryDeps) {
   const ttlMonths = deps.noteTtlMonths || DEFAULT_NOTE_TTL_MONTHS;
   const clock = deps.now ?? (() => new Date());
-  const search = deps.search ?? (deps.embedder ? createHybridSearch({ embedder: deps.embedder }) : postgresMemorySearch);
   const onError = deps.onMemoryError ?? (() => undefined);
+  const hybrid = !deps.search && deps.embedder ? createHybridSearch({ embedder: deps.embedder, onError: (error) => onError('embedder', error) }) : undefined;
+  const search = deps.search ?? hybrid ?? postgresMemorySearch;
   const judge = deps.judge ?? createModelJudge(deps.model ?? createOfflineModel(), (error) => onError('supersession judge', error));
   const rememberDeps: RememberDeps = { embedder: deps.embedder, judge, onEmbedError: (error) => onError('embedder', error) };
 
@@ -90,7 +93,10 @@ export function createMemoryActivities(deps: MemoryDeps) {
       if (!parsed.success) rejectInput(parsed.error);
       const { customerId, now, message } = parsed.data;
       try {
-        const parts = await withCustomer(deps.pool, customerId, (client) => readStartMemory(client, { customerId, now, message, search }));
+        // The first message is embedded while the transaction reads the profile and cases.
+        const text = message?.trim().slice(0, MAX_MESSAGE_CHARS);
+        const startSearch = text && hybrid ? hybrid.withVector(hybrid.embedder.embed([text], 'query').then(([v]) => v)) : search;
+        const parts = await withCustomer(deps.pool, customerId, (client) => readStartMemory(client, { customerId, now, message: text, search: startSearch }));
         const rendered = renderMemoryBlock(parts);
         const { profile, recentCases, commitments, notes } = rendered.parts;
         return { block: rendered.block, tokens: rendered.tokens, profile, recentCases, commitments, notes };

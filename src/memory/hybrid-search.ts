@@ -120,6 +120,8 @@ export async function lexicalHits(client: PoolClient, query: { customerId: strin
 export interface HybridSearchOptions {
   embedder: Embedder;
   fusion?: FusionOptions;
+  /** Told when embedding the query fails (recall then ranks by words alone). */
+  onError?: (error: unknown) => void;
 }
 
 /**
@@ -127,17 +129,30 @@ export interface HybridSearchOptions {
  * transaction is scoped to (row-level security applies to both statements) and fuses them.
  * Notes without a vector of this embedder still come back through the lexical list.
  */
-export function createHybridSearch(options: HybridSearchOptions): MemorySearch & { embedder: Embedder } {
+export function createHybridSearch(options: HybridSearchOptions): MemorySearch & { embedder: Embedder; withVector(vector: Promise<number[]>): MemorySearch } {
   const { embedder } = options;
+  const run = async (client: PoolClient, query: Parameters<MemorySearch['search']>[1], pending: Promise<number[]>): Promise<MemoryHit[]> => {
+    // The model works while Postgres answers the lexical statement. An embedder that fails
+    // leaves recall to words alone rather than failing it: the agent still gets an answer.
+    const vectorOrFailure = pending.catch((error: unknown) => {
+      options.onError?.(error);
+      return undefined;
+    });
+    const lexical = await lexicalHits(client, { ...query, limit: CANDIDATES_PER_LIST });
+    const vector = await vectorOrFailure;
+    const semantic = vector
+      ? await semanticHits(client, { customerId: query.customerId, vector, model: embedder.id, now: query.now, limit: CANDIDATES_PER_LIST })
+      : [];
+    return fuseByRank(lexical, semantic, options.fusion)
+      .slice(0, query.limit)
+      .map(({ at: _at, ...hit }) => hit);
+  };
   return {
     embedder,
+    /** The same search with the query's vector already on its way (embedded before the transaction opened). */
+    withVector: (vector) => ({ search: (client, query) => run(client, query, vector) }),
     async search(client, query) {
-      const [vector] = await embedder.embed([query.text], 'query');
-      const lexical = await lexicalHits(client, { ...query, limit: CANDIDATES_PER_LIST });
-      const semantic = await semanticHits(client, { customerId: query.customerId, vector, model: embedder.id, now: query.now, limit: CANDIDATES_PER_LIST });
-      return fuseByRank(lexical, semantic, options.fusion)
-        .slice(0, query.limit)
-        .map(({ at: _at, ...hit }) => hit);
+      return run(client, query, embedder.embed([query.text], 'query').then(([v]) => v));
     },
   };
 }
