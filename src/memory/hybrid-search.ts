@@ -64,6 +64,9 @@ SELECT source, id, kind, text, date, at, score FROM (
          memory_cosine(c.embedding, $2::real[])
     FROM memory_cases c
    WHERE c.customer_id = $1 AND c.embedding_model = $3
+  -- OFFSET 0 keeps the floor below from being pushed into each branch, which would compute
+  -- every cosine twice (once to filter, once to return).
+  OFFSET 0
 ) hits
 WHERE score >= $6
 ORDER BY score DESC, at DESC, id DESC

@@ -35,6 +35,7 @@ export async function findSupersessionCandidates(
          FROM memory_notes
         WHERE customer_id = $1 AND superseded_at IS NULL AND expires_at > $2::timestamptz
           AND kind IN ('fact', 'preference') AND text_key <> $3
+       OFFSET 0 -- computes each cosine once, not again for the filter below
      ) c
      WHERE (subject IS NOT NULL AND subject = $5) OR cosine >= $7
      ORDER BY (subject IS NOT NULL AND subject = $5) DESC, cosine DESC NULLS LAST, written_at DESC
