@@ -187,7 +187,8 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     publish('investigating');
     // The first event may be any ticket event (signal-with-start): wait for the customer's words.
     await condition(() => s.inbox.length > 0 || closeRequested);
-    const memory = await loadMemory({ customerId, now: new Date().toISOString() });
+    // The first message picks the notes most relevant to it for the start block.
+    const memory = await loadMemory({ customerId, now: new Date().toISOString(), message: s.inbox[0]?.message });
     s.memoryBlock = memory.block;
   }
 
