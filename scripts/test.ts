@@ -6,6 +6,7 @@ import { Client as PgClient, Pool } from 'pg';
 import { migrate } from '../src/db/migrate';
 import { startDevServer } from '../src/dev/env/dev-server';
 import { findTestServer } from '../src/dev/env/temporal-cli';
+import { installEmbeddingModel } from '../src/memory/model-files';
 import { writeWorkflowBundle } from '../src/worker';
 
 // `npm test`: one Temporal dev server (gRPC 7243, web UI 8243) and, when DATABASE_URL is set,
@@ -45,6 +46,8 @@ async function main(): Promise<number> {
   const files = only.length ? only : readdirSync(join(ROOT, 'test')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => join('test', f));
 
   const started = Date.now();
+  // The local embedding model's files, once, before test files load it in parallel.
+  installEmbeddingModel();
   const server = await startDevServer({
     port: TEMPORAL_PORT,
     uiPort: UI_PORT,

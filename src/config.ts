@@ -1,9 +1,17 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { BadInputError } from './errors';
 import { describeIssues } from './schemas/issues';
 
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 const num = (fallback: number) => z.coerce.number().nonnegative().default(fallback);
+
+/** The folder holding package.json, migrations/ and .tools/, whether casework runs from src/ or from dist/. */
+export const PROJECT_ROOT = ((): string => {
+  for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, 'package.json'))) return dir;
+  return join(__dirname, '..');
+})();
 
 /** Everything casework reads from the environment, validated once at start. */
 export const ConfigSchema = z.object({
@@ -41,6 +49,19 @@ export const ConfigSchema = z.object({
   /** Who may decide refunds and up to how many cents: "name:limit,name:limit". */
   CASEWORK_APPROVERS: z.string().default('support-lead:50000,duty-manager:200000'),
   CASEWORK_THINKING: z.enum(['true', 'false']).default('false'),
+  /** Which embedder memory uses: the local MiniLM model (default), a hosted API (voyage, or openai for any OpenAI-compatible /v1/embeddings), or off (full-text recall only). */
+  CASEWORK_EMBEDDINGS: z.enum(['local', 'voyage', 'openai', 'off']).default('local'),
+  /** The hosted embedding model (voyage default: voyage-3.5; required for openai). */
+  CASEWORK_EMBEDDINGS_MODEL: z.string().optional(),
+  /** The hosted API's base URL, up to and including /v1. */
+  CASEWORK_EMBEDDINGS_BASE_URL: z.string().optional(),
+  /** The hosted API's key. Secret: set it from the environment. */
+  CASEWORK_EMBEDDINGS_API_KEY: z.string().optional(),
+  /** Vector length to ask a hosted model for; unset, the model's own. */
+  CASEWORK_EMBEDDINGS_DIMENSIONS: z.coerce.number().int().positive().optional(),
+  CASEWORK_EMBEDDINGS_TIMEOUT_MS: int(15_000),
+  /** Retries of a hosted embeddings call after a network failure, 429 or 5xx. */
+  CASEWORK_EMBEDDINGS_RETRIES: int(3),
   /** Months a remembered note lives before it expires. */
   CASEWORK_NOTE_TTL_MONTHS: int(12),
   /** casework's Prometheus endpoint (/metrics, /healthz); 0 turns metrics off. */

@@ -7,6 +7,8 @@ import { loadConfig, type Config } from './config';
 import { migrate } from './db/migrate';
 import { openDatabase } from './db/pool';
 import { selectModel } from './model/select';
+import type { Embedder } from './memory/embedder';
+import { selectEmbedder } from './memory/select-embedder';
 import type { Model } from './model/port';
 import { activityInterceptors } from './observability/activity-interceptor';
 import { startMetricsEndpoint, type MetricsEndpoint } from './observability/endpoint';
@@ -53,6 +55,8 @@ export interface WorkerDeps {
   workflowBundlePath?: string;
   /** Where model, token and tool metrics are counted; the process-wide registry by default. */
   metrics?: CaseworkMetrics;
+  /** Embeds memory for recall by meaning; unset, memory searches by words alone. */
+  embedder?: Embedder;
 }
 
 /** Connects the worker's native connection, failing within seconds when Temporal is not there. */
@@ -75,7 +79,7 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...workflows,
-    activities: createActivities({ pool: deps.pool, model: instrumentModel(deps.model, metrics), noteTtlMonths: config.CASEWORK_NOTE_TTL_MONTHS }),
+    activities: createActivities({ pool: deps.pool, model: instrumentModel(deps.model, metrics), noteTtlMonths: config.CASEWORK_NOTE_TTL_MONTHS, embedder: deps.embedder }),
     interceptors: {
       activity: [activityInterceptors(metrics)],
       ...(deps.workflowBundlePath ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
@@ -99,7 +103,7 @@ export async function startInProcessWorker(deps: Omit<WorkerDeps, 'connection'>)
     for (const s of stops.reverse()) await s().catch(() => undefined);
   };
   try {
-    const worker = await createWorker({ ...deps, connection });
+    const worker = await createWorker({ ...deps, connection, embedder: deps.embedder ?? selectEmbedder(deps.config) });
     const running = worker.run();
     stops.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
@@ -124,9 +128,10 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
   try {
     await migrate(db.admin);
     const model = selectModel(config);
+    const embedder = selectEmbedder(config);
     const connection = await connectWorker(config);
     try {
-      const worker = await createWorker({ config, connection, pool: db.app, model, workflowBundlePath: config.CASEWORK_WORKFLOW_BUNDLE });
+      const worker = await createWorker({ config, connection, pool: db.app, model, embedder, workflowBundlePath: config.CASEWORK_WORKFLOW_BUNDLE });
       let endpoint: MetricsEndpoint | undefined;
       try {
         if (config.CASEWORK_METRICS_PORT) {
@@ -138,7 +143,7 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
           });
         }
         log(
-          `casework worker on task queue "${config.TEMPORAL_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS}; model: ${model.label}` +
+          `casework worker on task queue "${config.TEMPORAL_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS}; model: ${model.label}; embeddings: ${embedder?.label ?? 'off'}` +
             (endpoint ? `; metrics: ${endpoint.url}/metrics` : ''),
         );
         await worker.run();

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { withModelFailures } from '../model/errors';
+import type { Embedder } from '../memory/embedder';
 import type { Model } from '../model/port';
 import { createBulkReadActivities } from './bulk-read';
 import { createCompactionActivities } from './compaction';
@@ -13,6 +14,8 @@ export interface ActivityDeps {
   pool: Pool;
   model: Model;
   noteTtlMonths: number;
+  /** Recall by meaning and embeddings on every memory write; unset, memory searches by words alone. */
+  embedder?: Embedder;
 }
 
 /** Every activity the Investigation workflow calls, keyed by activity name (tools by tool name). */
@@ -22,7 +25,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createModelActivities({ model }),
     ...createToolActivities({ pool: deps.pool }),
-    ...createMemoryActivities({ pool: deps.pool, noteTtlMonths: deps.noteTtlMonths }),
+    ...createMemoryActivities({ pool: deps.pool, noteTtlMonths: deps.noteTtlMonths, embedder: deps.embedder, model }),
     ...createCompactionActivities({ model }),
     ...createBulkReadActivities({ pool: deps.pool, model }),
   };

@@ -5,7 +5,13 @@ import { dayOf } from '../memory/dates';
 import { MemoryInputError } from '../memory/errors';
 import { readStartMemory } from '../memory/read';
 import { recordClosedCase, type RecordCaseInput, type RecordCaseResult } from '../memory/record-case';
-import { rememberFact } from '../memory/remember';
+import { embedRecordedCase } from '../memory/embed-writes';
+import type { Embedder } from '../memory/embedder';
+import { createHybridSearch } from '../memory/hybrid-search';
+import { rememberNote, type RememberDeps } from '../memory/remember';
+import { createModelJudge, type SupersessionJudge } from '../memory/supersede-judge';
+import { createOfflineModel } from '../model/offline';
+import type { Model } from '../model/port';
 import { quoteStored, renderMemoryBlock } from '../memory/render';
 import { CustomerId, type CaseRecord, type Note, type Profile } from '../memory/schemas';
 import { postgresMemorySearch, type MemorySearch } from '../memory/search';
@@ -16,6 +22,8 @@ import { describeIssues } from '../schemas/issues';
 
 /** Months a remembered note lives unless configured otherwise (docs/architecture.md, "Long-term memory"). */
 export const DEFAULT_NOTE_TTL_MONTHS = 12;
+/** Characters of the first message that choose the notes relevant to it. */
+const MAX_MESSAGE_CHARS = 1000;
 /** Most hits recall() returns. */
 export const RECALL_LIMIT = 5;
 
@@ -35,10 +43,24 @@ export interface MemoryDeps {
   pool: Pool;
   noteTtlMonths?: number;
   now?: () => Date;
+  /** Overrides how recall() searches; by default hybrid when an embedder is given, else full-text only. */
   search?: MemorySearch;
+  /** Embeds notes and cases when written and queries when searched (recall by meaning); unset, full-text only. */
+  embedder?: Embedder;
+  /** Judges true supersession; the model port is asked when this is unset (the offline test double by default). */
+  judge?: SupersessionJudge;
+  /** The model whose judgement decides supersession when no judge is given; the offline test double by default. */
+  model?: Model;
+  /** Told when embedding or judging fails; the note is stored regardless. */
+  onMemoryError?: (what: string, error: unknown) => void;
 }
 
-const LoadMemoryInput = z.object({ customerId: CustomerId, now: z.iso.datetime({ offset: true }) });
+const LoadMemoryInput = z.object({
+  customerId: CustomerId,
+  now: z.iso.datetime({ offset: true }),
+  /** The customer's first message: the start block then carries the notes most relevant to it. */
+  message: z.string().max(20_000).optional(),
+});
 
 /** Bad input can never succeed on retry: a MemoryInputError (bad_input) fails the activity for good, saying what to fix. */
 function rejectInput(error: unknown): never {
@@ -54,15 +76,22 @@ function hitLabel(kind: string): string {
 export function createMemoryActivities(deps: MemoryDeps) {
   const ttlMonths = deps.noteTtlMonths || DEFAULT_NOTE_TTL_MONTHS;
   const clock = deps.now ?? (() => new Date());
-  const search = deps.search ?? postgresMemorySearch;
+  const onError = deps.onMemoryError ?? (() => undefined);
+  const hybrid = !deps.search && deps.embedder ? createHybridSearch({ embedder: deps.embedder, onError: (error) => onError('embedder', error) }) : undefined;
+  const search = deps.search ?? hybrid ?? postgresMemorySearch;
+  const judge = deps.judge ?? createModelJudge(deps.model ?? createOfflineModel(), (error) => onError('supersession judge', error));
+  const rememberDeps: RememberDeps = { embedder: deps.embedder, judge, onEmbedError: (error) => onError('embedder', error) };
 
   return failuresForTemporal({
     /** Start-of-run memory for the authenticated customer: profile, recent cases, commitments, notes. */
-    async loadMemory(input: { customerId: string; now: string }): Promise<LoadedMemory> {
+    async loadMemory(input: { customerId: string; now: string; message?: string }): Promise<LoadedMemory> {
       const parsed = LoadMemoryInput.safeParse(input);
       if (!parsed.success) rejectInput(parsed.error);
-      const { customerId, now } = parsed.data;
-      const parts = await withCustomer(deps.pool, customerId, (client) => readStartMemory(client, { customerId, now }));
+      const { customerId, now, message } = parsed.data;
+      // The first message is embedded while the transaction reads the profile and cases.
+      const text = message?.trim().slice(0, MAX_MESSAGE_CHARS);
+      const startSearch = text && hybrid ? hybrid.withVector(hybrid.embedder.embed([text], 'query').then(([v]) => v)) : search;
+      const parts = await withCustomer(deps.pool, customerId, (client) => readStartMemory(client, { customerId, now, message: text, search: startSearch }));
       const rendered = renderMemoryBlock(parts);
       const { profile, recentCases, commitments, notes } = rendered.parts;
       return { block: rendered.block, tokens: rendered.tokens, profile, recentCases, commitments, notes };
@@ -71,9 +100,7 @@ export function createMemoryActivities(deps: MemoryDeps) {
     /** The remember tool: code decides what is stored; a refusal is an is_error result starting "Not saved:". */
     remember: defineTool('remember', async ({ fact }, context) => {
       const now = clock().toISOString();
-      const result = await withCustomer(deps.pool, context.customerId, (client) =>
-        rememberFact(client, { customerId: context.customerId, fact, sourceRun: context.workflowId, now, ttlMonths }),
-      );
+      const result = await rememberNote(deps.pool, { customerId: context.customerId, fact, sourceRun: context.workflowId, now, ttlMonths }, rememberDeps);
       if (result.status === 'refused') throw new ToolError(`Not saved: ${result.reason}`);
       const until = dayOf(result.note.expires_at);
       const claim = result.note.kind === 'customer_claim'
@@ -110,9 +137,11 @@ export function createMemoryActivities(deps: MemoryDeps) {
       const customerId = CustomerId.safeParse(input?.customerId);
       if (!customerId.success) rejectInput(customerId.error);
       try {
-        return await withCustomer(deps.pool, customerId.data, (client) =>
+        const recorded = await withCustomer(deps.pool, customerId.data, (client) =>
           recordClosedCase(client, { ...input, customerId: customerId.data }, { now: clock().toISOString(), ttlMonths }),
         );
+        if (deps.embedder) await embedRecordedCase(deps.pool, deps.embedder, customerId.data, recorded).catch((error: unknown) => onError('embedder', error));
+        return recorded;
       } catch (error) {
         rejectInput(error);
       }

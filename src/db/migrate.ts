@@ -1,9 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Pool } from 'pg';
+import { PROJECT_ROOT } from '../config';
 
 /** Folder of numbered migrations: 001_name.sql, 002_name.sql, … (beside src/, whether run from source or from dist/). */
-export const MIGRATIONS_DIR = [resolve(__dirname, '../../migrations'), resolve(__dirname, '../../../migrations')].find((dir) => existsSync(dir)) ?? resolve(__dirname, '../../migrations');
+export const MIGRATIONS_DIR = join(PROJECT_ROOT, 'migrations');
 
 /** Raised for a migration folder that breaks the numbering rules, or a migration that fails. */
 export class MigrationError extends Error {

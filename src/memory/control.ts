@@ -4,7 +4,7 @@ import { appendAudit, listAudit } from './audit';
 import { deleteAllCases, listRecentCases } from './cases';
 import { classifyFact, type NoteKind, type ProfileField } from './classify';
 import { MemoryInputError, NoteNotFoundError } from './errors';
-import { correctNoteText, deleteAllNotes, deleteNote, findNoteByKey, getNote, listAllNotes, lockCustomerMemory, supersedeSubject } from './notes';
+import { correctNoteText, deleteAllNotes, deleteNote, findNoteByKey, getNote, listAllNotes, lockCustomerMemory } from './notes';
 import { clearProfileForNote, deleteProfile, readProfile, setProfileField } from './profile';
 import { checkFact } from './remember';
 import { CustomerId, type AuditEntry, type CaseRecord, type Note, type Profile } from './schemas';
@@ -103,8 +103,9 @@ export async function correctNote(
     const after = await correctNoteText(client, { customerId: id, noteId: note, text: check.text, textKey: check.textKey, kind, subject, now });
     if (!after) throw new NoteNotFoundError(note, id);
     if (before.subject !== subject) await clearProfileForNote(client, id, note);
+    // A correction rewords one note; it does not retire others that share its subject (issue 11:
+    // only a true replacement supersedes, and a person correcting a note has not said one).
     if (subject && !after.superseded_at) {
-      await supersedeSubject(client, { customerId: id, now, subject, byNoteId: note });
       await setProfileField(client, { customerId: id, field: subject, noteId: note, now });
     }
     await appendAudit(client, {

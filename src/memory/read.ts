@@ -1,8 +1,10 @@
 import type { PoolClient } from 'pg';
 import { listRecentCases } from './cases';
-import { listCurrentNotes } from './notes';
+import { getNote, listCurrentNotes } from './notes';
 import { readProfile } from './profile';
 import type { MemoryParts } from './render';
+import type { Note } from './schemas';
+import type { MemorySearch } from './search';
 
 /** Cases read at the start of a run ("the few most recent"). */
 export const RECENT_CASES = 3;
@@ -13,17 +15,39 @@ export const START_NOTES = 8;
 // Enough current notes to fill every section even when the newest are all profile notes.
 const NOTES_SCANNED = 40;
 
-/** The start-of-run memory of the customer the transaction is scoped to: current items only. */
-export async function readStartMemory(client: PoolClient, input: { customerId: string; now: string }): Promise<MemoryParts> {
+/** Notes read at the start of a run for their relevance to the customer's first message. */
+export const RELEVANT_NOTES = 3;
+
+/**
+ * The start-of-run memory of the customer the transaction is scoped to: current items only.
+ * With the customer's first message and a search, it also carries the few current notes most
+ * relevant to what they just wrote (those already in the profile are not repeated).
+ */
+export async function readStartMemory(
+  client: PoolClient,
+  input: { customerId: string; now: string; message?: string; search?: MemorySearch },
+): Promise<MemoryParts> {
   const profile = await readProfile(client, input.customerId, input.now);
   const current = await listCurrentNotes(client, { customerId: input.customerId, now: input.now, limit: NOTES_SCANNED });
   const recentCases = await listRecentCases(client, input.customerId, RECENT_CASES);
   const inProfile = new Set(Object.values(profile).map((entry) => entry.note_id));
+  const relevant: Note[] = [];
+  const message = input.message?.trim();
+  if (message && input.search) {
+    const hits = await input.search.search(client, { customerId: input.customerId, text: message.slice(0, 1000), now: input.now, limit: RELEVANT_NOTES + 4 });
+    for (const hit of hits) {
+      if (hit.source !== 'note' || hit.kind === 'commitment' || inProfile.has(hit.id) || relevant.length >= RELEVANT_NOTES) continue;
+      const note = current.find((n) => n.note_id === hit.id) ?? (await getNote(client, input.customerId, hit.id));
+      if (note) relevant.push(note);
+    }
+  }
+  const shown = new Set([...inProfile, ...relevant.map((n) => n.note_id)]);
   return {
     profile,
     recentCases,
     commitments: current.filter((n) => n.kind === 'commitment').slice(0, OPEN_COMMITMENTS),
-    notes: current.filter((n) => n.kind !== 'commitment' && !inProfile.has(n.note_id)).slice(0, START_NOTES),
+    notes: current.filter((n) => n.kind !== 'commitment' && !shown.has(n.note_id)).slice(0, START_NOTES),
+    ...(relevant.length ? { relevant } : {}),
     now: input.now,
   };
 }

@@ -1,10 +1,15 @@
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { withCustomer } from '../db/pool';
 import { classifyFact, distinguishingTokens, normaliseFact, tidyFact, type Classification } from './classify';
 import { addMonths } from './dates';
-import { findNoteByKey, findSimilarNotes, insertNote, lockCustomerMemory, refreshNote, supersedeSubject } from './notes';
-import { setProfileField } from './profile';
+import type { Embedder } from './embedder';
+import { findNoteByKey, findSimilarNotes, insertNote, lockCustomerMemory, refreshNote } from './notes';
+import { readProfile, setProfileField } from './profile';
 import type { Note } from './schemas';
 import { findSensitive } from './sensitive';
+import type { SupersessionJudge, SupersessionVerdict } from './supersede-judge';
+import { findSupersessionCandidates, supersedeNotes } from './supersession';
+import { setNoteEmbedding, type StoredVector } from './vectors';
 
 /** Longest fact remember() stores, in characters (the remember tool's own input limit). */
 export const MAX_FACT_CHARS = 500;
@@ -33,15 +38,20 @@ export type RememberResult =
   | { status: 'saved' | 'merged'; note: Note; superseded: number[] }
   | { status: 'refused'; reason: string };
 
+/** What the judge said about the older notes a new note was compared with (none: nothing is replaced). */
+export type Verdicts = ReadonlyMap<number, SupersessionVerdict>;
+
 /**
  * Stores one fact for the customer the transaction is scoped to. A restatement (same
  * normalised text, or a near-duplicate with the same numbers and letters) refreshes the
- * existing note's dates instead of adding a row; a new note on a profile subject supersedes
- * the older note on it and becomes the profile field.
+ * existing note's dates instead of adding a row. Older notes are superseded only where
+ * `verdicts` says the new note replaces them (true supersession); a note on a profile subject
+ * becomes the profile field unless the judge found it compatible with the note there now (a
+ * different facet of the same subject, such as a safe place beside where deliveries go).
  */
 export async function rememberFact(
   client: PoolClient,
-  input: { customerId: string; fact: string; sourceRun: string; now: string; ttlMonths: number },
+  input: { customerId: string; fact: string; sourceRun: string; now: string; ttlMonths: number; vector?: StoredVector; verdicts?: Verdicts },
 ): Promise<RememberResult> {
   const check = checkFact(input.fact);
   if (!check.ok) return { status: 'refused', reason: check.reason };
@@ -77,12 +87,63 @@ export async function rememberFact(
       });
     }
   }
+  if (input.vector) await setNoteEmbedding(client, { customerId: input.customerId, noteId: note.note_id, ...input.vector });
 
+  const verdicts = input.verdicts ?? new Map<number, SupersessionVerdict>();
   let superseded: number[] = [];
+  if (note.kind === 'fact' || note.kind === 'preference') {
+    const replaced = [...verdicts].filter(([, verdict]) => verdict === 'replaces').map(([id]) => id);
+    // The older notes stay, marked, for the customer to see; only their currency changes.
+    superseded = await supersedeNotes(client, { customerId: input.customerId, now: input.now, noteIds: replaced, byNoteId: note.note_id });
+  }
   if (note.subject) {
-    // The newest statement on a subject wins; the older one stays, marked, for the customer to see.
-    superseded = await supersedeSubject(client, { customerId: input.customerId, now: input.now, subject: note.subject, byNoteId: note.note_id });
-    await setProfileField(client, { customerId: input.customerId, field: note.subject, noteId: note.note_id, now: input.now });
+    const holder = (await readProfile(client, input.customerId, input.now))[note.subject];
+    // Unsure, or not asked: the newest statement wins at read time, and the older stays current beside it.
+    if (!holder || holder.note_id === note.note_id || superseded.includes(holder.note_id) || verdicts.get(holder.note_id) !== 'compatible') {
+      await setProfileField(client, { customerId: input.customerId, field: note.subject, noteId: note.note_id, now: input.now });
+    }
   }
   return { status, note, superseded };
+}
+
+/** What rememberNote() uses besides the pool: both optional, so memory works with neither. */
+export interface RememberDeps {
+  /** Embeds the note when it is written; unset or failing, the note is stored without a vector (reindex adds it). */
+  embedder?: Embedder;
+  /** Judges which older notes the new one replaces; unset, nothing is replaced. */
+  judge?: SupersessionJudge;
+  /** Told when the embedder fails, so the caller can log it; the note is still stored. */
+  onEmbedError?: (error: unknown) => void;
+}
+
+/**
+ * remember() end to end, in three steps so no transaction is held open while a model works:
+ * embed the fact and read the older notes it might replace (by subject and embedding
+ * similarity); ask the judge; then store it, superseding only what the judge said it
+ * replaces and is still current.
+ */
+export async function rememberNote(
+  pool: Pool,
+  input: { customerId: string; fact: string; sourceRun: string; now: string; ttlMonths: number },
+  deps: RememberDeps = {},
+): Promise<RememberResult> {
+  const check = checkFact(input.fact);
+  if (!check.ok) return { status: 'refused', reason: check.reason };
+  let vector: StoredVector | undefined;
+  if (deps.embedder) {
+    try {
+      const [embedded] = await deps.embedder.embed([check.text], 'document');
+      vector = { vector: embedded, model: deps.embedder.id };
+    } catch (error) {
+      deps.onEmbedError?.(error);
+    }
+  }
+  let verdicts: Verdicts | undefined;
+  if (deps.judge && check.filed.kind !== 'customer_claim') {
+    const candidates = await withCustomer(pool, input.customerId, (client) =>
+      findSupersessionCandidates(client, { customerId: input.customerId, now: input.now, textKey: check.textKey, subject: check.filed.subject, vector }),
+    );
+    verdicts = await deps.judge.judge({ newer: check.text, older: candidates.map((c) => ({ id: c.note_id, text: c.text })) });
+  }
+  return withCustomer(pool, input.customerId, (client) => rememberFact(client, { ...input, vector, verdicts }));
 }

@@ -24,6 +24,8 @@ export interface MemoryParts {
   recentCases: CaseRecord[];
   commitments: Note[];
   notes: Note[];
+  /** Notes most relevant to the customer's first message (recall by meaning), best first. */
+  relevant?: Note[];
   now: string;
 }
 
@@ -65,6 +67,7 @@ function assemble(parts: MemoryParts): string {
     ...section('Profile', profileLines),
     ...section('Recent cases, newest first', parts.recentCases.map(caseLine)),
     ...section('Open commitments', parts.commitments.map((c) => commitmentLine(c, parts.now))),
+    ...section("Notes relevant to the customer's message, most relevant first", (parts.relevant ?? []).map(noteLine)),
     ...section('Other notes, newest first', parts.notes.map(noteLine)),
   ];
   if (!body.length) body.push('Nothing is remembered about this customer yet.');
@@ -73,13 +76,15 @@ function assemble(parts: MemoryParts): string {
 
 /**
  * Renders the block, within MAX_MEMORY_TOKENS: when it is too long, the oldest other notes go
- * first, then the oldest cases and commitments; the profile and the newest case always stay.
+ * first, then the least relevant of the notes relevant to the message, then the oldest cases and commitments; the profile and the newest case always stay.
  */
 export function renderMemoryBlock(parts: MemoryParts, maxTokens = MAX_MEMORY_TOKENS): { block: string; tokens: number; parts: MemoryParts } {
   const kept: MemoryParts = { ...parts, notes: [...parts.notes], recentCases: [...parts.recentCases], commitments: [...parts.commitments] };
+  if (parts.relevant) kept.relevant = [...parts.relevant];
   let block = assemble(kept);
   while (estimateTokens(block) > maxTokens) {
     if (kept.notes.length) kept.notes.pop();
+    else if (kept.relevant?.length) kept.relevant.pop();
     else if (kept.recentCases.length > 1) kept.recentCases.pop();
     else if (kept.commitments.length > 1) kept.commitments.pop();
     else break;

@@ -23,7 +23,7 @@ export interface PriceTable {
 }
 
 /** What the model activity is asked to do; `purpose` picks the prompt family in the offline model. */
-export type ModelPurpose = 'investigate' | 'compact' | 'bulk_read';
+export type ModelPurpose = 'investigate' | 'compact' | 'bulk_read' | 'supersede';
 
 /** One Messages API request, JSON-safe so it can cross the workflow/activity boundary. */
 export interface ModelRequest {

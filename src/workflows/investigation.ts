@@ -66,7 +66,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     // The first event may be any ticket event (signal-with-start): wait for the customer's words.
     await condition(() => s.inbox.length > 0 || closeRequested);
     try {
-      s.memoryBlock = (await acts.loadMemory({ customerId: id.customerId, now: new Date().toISOString() })).block;
+      s.memoryBlock = (await acts.loadMemory({ customerId: id.customerId, now: new Date().toISOString(), message: s.inbox[0]?.message })).block;
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       // Memory helps; it is not worth a customer's wait: the investigation goes on without it.

@@ -13,6 +13,7 @@ export const MEMORY_USAGE = [
   'usage: casework memory show    --customer <id> [--json]',
   '       casework memory correct --customer <id> --note <noteId> --text <text> [--actor <name>]',
   '       casework memory forget  --customer <id> [--note <noteId>] [--actor <name>]',
+  '       casework memory reindex [--customer <id>]   embed what is stored (again, after a model change)',
 ].join('\n');
 
 /** Exit code of a command that did what it was asked. */
@@ -106,5 +107,10 @@ export async function runMemoryCommand(args: string[], deps: { pool: Pool; out: 
 
 /** `casework memory …` against the configured database. */
 export function memoryCommand(args: string[], config: Config, out: (line: string) => void): Promise<number> {
+  if (args[0] === 'reindex') {
+    const { runReindexCommand } = require('./memory-reindex') as typeof import('./memory-reindex');
+    const { selectEmbedder } = require('../../memory/select-embedder') as typeof import('../../memory/select-embedder');
+    return withDatabase(config, (db) => runReindexCommand(args.slice(1), { admin: db.admin, app: db.app, embedder: selectEmbedder(config), out }));
+  }
   return withDatabase(config, (db) => runMemoryCommand(args, { pool: db.app, out }));
 }

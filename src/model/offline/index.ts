@@ -6,6 +6,7 @@ import { offlineBulkRead } from './bulk-reader';
 import { createPromptCache, canonicalJson, type PromptCache } from './cache';
 import { offlineCompact } from './compactor';
 import { decide, toContent } from './investigator';
+import { offlineJudgeSupersession } from './supersession';
 
 /** The offline model's name in every reply and output. */
 export const OFFLINE_MODEL = 'offline-investigator (deterministic test double)';
@@ -30,6 +31,7 @@ export function createOfflineModel(options: OfflineModelOptions = {}): Model {
     async create(request: ModelRequest): Promise<ModelReply> {
       if (request.purpose === 'compact') return offlineCompact(request);
       if (request.purpose === 'bulk_read') return offlineBulkRead(request);
+      if (request.purpose === 'supersede') return offlineJudgeSupersession(request);
       const seed = createHash('sha256').update(canonicalJson(request.messages)).digest('hex').slice(0, 16);
       const { content, stop_reason } = toContent(decide(request), seed);
       const outputTokens = content.reduce((n, block) => n + estimateBlockTokens(block), 0);
