@@ -63,6 +63,11 @@ export function describeStatus(status: InvestigationStatus, options: { uiUrl?: s
     );
   }
   for (const d of status.decisions) lines.push(`refund ${d.requestId} ${d.decision} by ${d.approver}${d.reason ? `: ${d.reason}` : ''}`);
+  for (const r of status.refunds ?? []) lines.push(`refund ${r.refund_id} of ${money(r.amount_cents)} paid on order ${r.order_id} (request ${r.request_id})`);
+  if (status.handOff) {
+    lines.push(`needs a person since ${status.handOff.at} (step ${status.handOff.step}): ${status.handOff.reason}`);
+    lines.push(`  carry on: casework resume ${status.workflowId} --by <name>   or answer: casework reply ${status.workflowId} --by <name> --text "…"`);
+  }
   if (options.steps && status.steps.length) lines.push('', ...stepTable(status.steps), '');
   lines.push(totalsLine(status));
   if (status.lastReply) lines.push('', 'last reply:', ...status.lastReply.split('\n').map((l) => `  ${l}`));

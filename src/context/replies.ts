@@ -9,6 +9,7 @@ import { replyText, toParams, toolUses } from './transcript';
 //   end_turn, stop_sequence   the turn is over; its text is the reply to the customer
 //   tool_use                  run every tool_use block; all results lead the next user message
 //   pause_turn                send the reply back as it is and call again: the model goes on
+//                             (tool calls it holds run first)
 //   max_tokens                a cut-off tool_use is never run: it is answered with an error
 //                             saying so, and the model calls again with more room to spare;
 //                             cut-off text is continued the same way as a paused turn
@@ -56,6 +57,8 @@ export function planReply(reply: ModelReply): ReplyPlan {
       return stored && text ? { kind: 'reply', text } : { kind: 'empty' };
     case 'pause_turn':
       if (!stored) return { kind: 'empty' };
+      // A paused turn's own tool calls are complete: they run before the turn goes on.
+      if (uses.length) return { kind: 'run_tools', uses };
       return { kind: 'continue', results: [], shrinkContext: false };
     case 'max_tokens':
     case 'model_context_window_exceeded': {

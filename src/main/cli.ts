@@ -22,6 +22,8 @@ const COMMANDS: Record<string, () => Command> = {
     const { decideCommand } = require('./commands/investigation') as typeof import('./commands/investigation');
     return (args, config, out) => decideCommand('denied', args, config, out);
   },
+  resume: () => (require('./commands/hand-off') as typeof import('./commands/hand-off')).resumeCommand,
+  reply: () => (require('./commands/hand-off') as typeof import('./commands/hand-off')).replyCommand,
   worker: () => {
     const { runWorker } = require('../worker') as typeof import('../worker');
     return async (_args, config, out) => {

@@ -10,6 +10,8 @@ export const USAGE = `usage: casework <command>
   status <workflowId> [--json] [--steps]     where an investigation stands
   approve <workflowId> --request <id> --approver <name> [--reason <text>]
   deny    <workflowId> --request <id> --approver <name> [--reason <text>]
+  resume <workflowId> --by <name> [--note <text>]   a case that needs a person carries on
+  reply  <workflowId> --by <name> --text <reply>     a person answers the customer of such a case
   worker                                     run a worker (Temporal at TEMPORAL_ADDRESS)
   bundle <file>                              prebuild the workflow bundle (CASEWORK_WORKFLOW_BUNDLE)
   serve [--port <n>]                         run the ticket-event HTTP endpoint

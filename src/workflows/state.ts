@@ -79,9 +79,11 @@ export function statusOf(id: RunIdentity, s: CarriedState): InvestigationStatus 
     customerId: id.customerId,
     status: caseStatusOf(s),
     step: s.step,
+    // What a person must act on comes first: the web UI shows the top of the answer.
+    pendingApproval: s.pending,
+    handOff: openHandOff(s),
     model: s.model,
     lastReply: s.lastReply,
-    pendingApproval: s.pending,
     decisions: s.decisions,
     totals: { ...s.totals, cost_usd: s.costUsd },
     steps: s.steps,
@@ -89,7 +91,6 @@ export function statusOf(id: RunIdentity, s: CarriedState): InvestigationStatus 
     caseNotes: s.caseNotes,
     transcriptMessages: s.transcript.length,
     continuedAsNew: s.runsSoFar,
-    handOff: openHandOff(s),
     refunds: s.refunds,
   };
 }

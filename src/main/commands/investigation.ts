@@ -5,7 +5,8 @@ import { InvalidEventError, parseTicketEvent } from '../../schemas/event';
 import { investigationSettings } from '../../settings';
 import { connectClient } from '../../temporal/client';
 import { describeStatus } from '../../client/format';
-import { decideRefund, deliverAndWait, deliverEvent, readStatus } from '../../client/investigations';
+import { readStatusOrBroken } from '../../client/hand-off';
+import { decideRefund, deliverAndWait, deliverEvent } from '../../client/investigations';
 import { UsageError } from '../usage';
 
 type Out = (line: string) => void;
@@ -53,9 +54,13 @@ export async function statusCommand(args: string[], config: Config, out: Out): P
   if (positionals.length !== 1) throw new UsageError('status needs one workflow id, e.g. investigation-T-1001');
   const { client, close } = await connectClient(config);
   try {
-    const status = await readStatus(client, positionals[0]);
+    const status = await readStatusOrBroken(client, positionals[0]!);
     if (values.json) out(JSON.stringify(status, null, 2));
     else describeStatus(status, { uiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE, steps: values.steps }).forEach((l) => out(l));
+    if (status.brokenRun) {
+      out(`the investigation's run is ${status.brokenRun}: that is a bug; its next event starts a run that carries the transcript`);
+      return 1;
+    }
     return 0;
   } finally {
     await close();
