@@ -17,7 +17,6 @@ const REMEMBER_PATTERNS = [
   /([^.\n]*\bdeliver(?:y|ies)\b[^.\n]*\b(?:must|should|always)\b[^.\n]*)/i,
   /([^.\n]*\bI (?:always )?prefer\b[^.\n]*)/i,
 ];
-const DIRECTIVE_CALL = /#call:([a-z_]+)(?:\s+(\{[^\n]*\}))?/i;
 const DIRECTIVE_DRILL = /#drill:(\d{1,4})/i;
 
 function orderIdIn(text: string): string | undefined {
@@ -46,7 +45,6 @@ function refersToEarlier(text: string): boolean {
   return /\b(last time|again|before|previous(ly)?|same problem)\b/i.test(text);
 }
 
-/** Scripted behaviour for tests: "#call:tool {json}" calls one tool once; "#drill:N" makes N tool calls. */
 /**
  * How many drill calls were made this turn. After compaction the early calls are out of view,
  * so the count resumes from the last "drill step N" the agent noted (notes survive compaction).
@@ -60,6 +58,10 @@ function drillCallsDone(view: ConversationView): number {
   return last + (at ? view.turnCalls.length - at.index - 1 : view.turnCalls.length);
 }
 
+/**
+ * Scripted behaviour for the long-run test and the workflow bench: "#drill:N" makes N tool calls
+ * (tracking pages, with a note every fifth step), then a short reply.
+ */
 function directive(view: ConversationView, text: string): Decision | undefined {
   // A directive compacted out of the conversation survives in the drill's own notes ("drill step N of M").
   const notedDrill = /drill step \d+ of (\d+)/.exec(`${view.contextBlocks}\n${JSON.stringify(view.turnCalls.map((c) => c.input))}`);
@@ -72,13 +74,7 @@ function directive(view: ConversationView, text: string): Decision | undefined {
     if (done % 5 === 4) return { calls: [{ name: 'write_notes', input: { found: [`drill step ${done + 1} of ${steps}`] } }] };
     return { calls: [{ name: 'get_tracking_events', input: { order_id: orderId, page: (done % 3) + 1 } }] };
   }
-  const call = DIRECTIVE_CALL.exec(text);
-  if (!call) return undefined;
-  const [, name, json] = call;
-  const previous = view.turnCalls.find((c) => c.name === name);
-  if (!previous) return { calls: [{ name, input: json ? (JSON.parse(json) as Obj) : {} }] };
-  const outcome = previous.isError ? `failed: ${String(previous.result)}` : `returned: ${JSON.stringify(previous.result).slice(0, 300)}`;
-  return { text: `I tried the ${name} tool and it ${outcome}`, calls: [] };
+  return undefined;
 }
 
 function classify(text: string, order: Obj | undefined, tracking: Obj | undefined, payments: Obj | undefined): CaseKind {
