@@ -51,8 +51,27 @@ export default tseslint.config(
       '@typescript-eslint/no-deprecated': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      // An async implementation of a promise-returning port (Model.create, stop()) is how a throw
+      // becomes a rejection; requiring an await there only invites `await undefined`.
+      '@typescript-eslint/require-await': 'off',
+      // Our factories return objects of closures (createModelActivities, startInProcessWorker,
+      // connectClient) whose methods never use `this`; the rule cannot tell them from class methods.
+      '@typescript-eslint/unbound-method': 'off',
       'object-shorthand': ['error', 'always'],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
+    },
+  },
+  {
+    // Tests read untyped JSON (HTTP bodies, CLI output, rows) and assert on it: a wrong shape fails
+    // the assertion, so the no-unsafe-* family only asks for casts that would prove nothing.
+    files: ['test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
     },
   },
   {

@@ -27,14 +27,14 @@ type ToolName = Exclude<keyof Tools, 'recordRefundDecision'>;
 async function selectAll(db: Database, customerId: string, queries: [string, unknown[]][]): Promise<unknown[]> {
   return withCustomer(db.app, customerId, async (client: PoolClient) => {
     const rows: unknown[] = [];
-    for (const [sql, params] of queries) rows.push(...(await client.query(sql, params)).rows);
+    for (const [sql, params] of queries) rows.push(...(await client.query<Record<string, unknown>>(sql, params)).rows);
     return rows;
   });
 }
 
 async function shaped(tools: Tools, name: ToolName, input: unknown, customerId: string, toolUseId = `measure-${name}`): Promise<string> {
   const call: ToolCall = { name, input, context: { customerId, ticketId: 'measure', workflowId: 'measure-shaping', toolUseId } };
-  const outcome: ToolOutcome = await (tools[name] as (c: ToolCall) => Promise<ToolOutcome>)(call);
+  const outcome: ToolOutcome = await (tools[name])(call);
   if (outcome.is_error) throw new Error(`${name} failed: ${outcome.content}`);
   return outcome.content;
 }

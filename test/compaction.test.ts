@@ -4,7 +4,7 @@ import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resource
 import { CaseNotesParseError, compactionRequest, createCompactionActivities, parseCaseNotes } from '../src/activities/compaction';
 import { offlineCompact } from '../src/model/offline/compactor';
 import type { Model } from '../src/model/port';
-import { CaseNotes, caseNotesJsonSchema, emptyCaseNotes, mergeCaseNotes } from '../src/schemas/case-notes';
+import { type CaseNotes, caseNotesJsonSchema, emptyCaseNotes, mergeCaseNotes } from '../src/schemas/case-notes';
 import { renderTranscriptForNotes } from '../src/context/notes-transcript';
 import type { ModelReply, ModelRequest } from '../src/schemas/model';
 import { buildContext, chooseSplit } from '../src/context';

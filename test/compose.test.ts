@@ -171,8 +171,8 @@ async function startAsContainer(name: string, env: Record<string, string>, url: 
   assert.equal(program, 'node');
   let output = '';
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) assert.fail(`${name} exited with ${child.exitCode} before it was healthy:\n${output.slice(-3000)}`);

@@ -1,7 +1,7 @@
 import type { CacheControlEphemeral, ContentBlockParam, MessageParam, TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages';
 
 /** The cache_control marker every breakpoint carries (five-minute ephemeral cache). */
-export const EPHEMERAL: CacheControlEphemeral = Object.freeze({ type: 'ephemeral' }) as CacheControlEphemeral;
+export const EPHEMERAL: CacheControlEphemeral = Object.freeze({ type: 'ephemeral' });
 
 /** The API allows at most this many cache_control breakpoints in one request. */
 export const MAX_BREAKPOINTS = 4;

@@ -100,7 +100,7 @@ export interface CarriedState {
   lastBatchStep: number;
   lastModelCallAt: number | null;
   compactedThrough: number;
-  caseNotes: unknown | null;
+  caseNotes: unknown;
   agentNotes: AgentNotes;
   /** The notes as the context shows them: refreshed at clearing batches so the cached prefix holds between them. */
   notesShown: AgentNotes;
@@ -136,7 +136,7 @@ export interface InvestigationStatus {
   totals: TokenUsage & { cost_usd: number };
   steps: StepRecord[];
   agentNotes: AgentNotes;
-  caseNotes: unknown | null;
+  caseNotes: unknown;
   transcriptMessages: number;
   continuedAsNew: number;
 }

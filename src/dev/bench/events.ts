@@ -57,7 +57,7 @@ async function pass(options: EventsBenchOptions, concurrency: number, passTag: s
       receivedAt: new Date().toISOString(),
     });
     const started = performance.now();
-    let status = 0;
+    let status: number;
     try {
       const res = await fetch(`${options.url}/events`, { method: 'POST', headers, body });
       status = res.status;

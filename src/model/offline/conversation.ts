@@ -1,6 +1,14 @@
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { CUSTOMER_PREFIX, STUB } from '../../context/wire';
 
+/** A tool input or result field as text: strings and numbers as they are, objects as JSON, nothing as `fallback`. */
+export function asText(value: unknown, fallback = ''): string {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return JSON.stringify(value) ?? fallback;
+}
+
 /** Placeholder text the clearing batch leaves in an old tool result. */
 
 /** One tool call the model made, with its result if visible. */
@@ -102,7 +110,7 @@ export function latestResult<T = Record<string, unknown>>(calls: SeenCall[], nam
   for (let i = calls.length - 1; i >= 0; i -= 1) {
     const call = calls[i];
     if (call.name !== name || call.isError || call.cleared || call.result === undefined) continue;
-    if (orderId !== undefined && call.input.order_id !== undefined && String(call.input.order_id) !== orderId) continue;
+    if (orderId !== undefined && call.input.order_id !== undefined && asText(call.input.order_id) !== orderId) continue;
     return call.result as T;
   }
   return undefined;
@@ -110,5 +118,5 @@ export function latestResult<T = Record<string, unknown>>(calls: SeenCall[], nam
 
 /** True when the tool was called (answered, cleared or failed) in these calls, optionally for an order. */
 export function called(calls: SeenCall[], name: string, orderId?: string): boolean {
-  return calls.some((c) => c.name === name && (orderId === undefined || String(c.input.order_id ?? '') === orderId));
+  return calls.some((c) => c.name === name && (orderId === undefined || asText(c.input.order_id) === orderId));
 }
