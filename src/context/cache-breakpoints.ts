@@ -44,8 +44,9 @@ export function withCacheBreakpoints(parts: CacheableParts): CacheableParts {
   if (last && Array.isArray(last.content)) {
     const blocks = last.content as ContentBlockParam[];
     for (let i = blocks.length - 1; i >= 0; i -= 1) {
-      if (!acceptsCacheControl(blocks[i])) continue;
-      blocks[i] = { ...blocks[i], cache_control: EPHEMERAL } as ContentBlockParam;
+      const block = blocks[i];
+      if (block === undefined || !acceptsCacheControl(block)) continue;
+      blocks[i] = { ...block, cache_control: EPHEMERAL } as ContentBlockParam;
       break;
     }
   }

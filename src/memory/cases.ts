@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import { CaseRow, parseRows, type CaseRecord } from './schemas';
+import { firstRow } from '../db/rows';
 
 // One function per statement on memory_cases.
 
@@ -35,7 +36,7 @@ export async function upsertCase(
      RETURNING ${COLUMNS}`,
     [input.customerId, input.sourceRun, input.ticketId, input.orderIds, input.problem, input.resolution, input.closedOn, input.recordedAt],
   );
-  if (rows.length > 0) return { record: parseRows(CaseRow, rows, 'memory case')[0], written: true };
+  if (rows.length > 0) return { record: firstRow(parseRows(CaseRow, rows, 'memory case'), 'memory case'), written: true };
   const existing = await getCaseByRun(client, input.customerId, input.sourceRun);
   if (!existing) throw new Error(`case for run ${input.sourceRun} vanished while being recorded`);
   return { record: existing, written: false };
@@ -44,7 +45,7 @@ export async function upsertCase(
 /** The case one run recorded, if any. */
 export async function getCaseByRun(client: PoolClient, customerId: string, sourceRun: string): Promise<CaseRecord | undefined> {
   const { rows } = await client.query(`SELECT ${COLUMNS} FROM memory_cases WHERE customer_id = $1 AND source_run = $2`, [customerId, sourceRun]);
-  return parseRows(CaseRow, rows, 'memory case')[0];
+  return firstRow(parseRows(CaseRow, rows, 'memory case'), 'memory case');
 }
 
 /** The customer's most recent cases, newest first. */

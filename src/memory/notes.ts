@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { NoteKind, ProfileField } from './classify';
 import { NoteRow, parseRows, type Note } from './schemas';
+import { firstRow } from '../db/rows';
 
 // One function per statement on memory_notes. Every statement names the customer as well as
 // relying on row-level security: the filter keeps the plans on the customer index, the policy
@@ -20,7 +21,7 @@ export async function lockCustomerMemory(client: PoolClient, customerId: string)
 /** The note with this natural key (normalised text), current or not. */
 export async function findNoteByKey(client: PoolClient, customerId: string, textKey: string): Promise<Note | undefined> {
   const { rows } = await client.query(`SELECT ${COLUMNS} FROM memory_notes WHERE customer_id = $1 AND text_key = $2`, [customerId, textKey]);
-  return parseRows(NoteRow, rows, 'memory note')[0];
+  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note');
 }
 
 /** Current notes of `kind` whose text is at least `threshold` trigram-similar to `textKey`, most similar first. */
@@ -57,7 +58,7 @@ export async function insertNote(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
     [note.customerId, note.kind, note.subject, note.text, note.textKey, note.sourceRun, note.writtenAt, note.expiresAt, note.dueOn ?? null],
   );
-  return parseRows(NoteRow, rows, 'memory note')[0];
+  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note');
 }
 
 /**
@@ -74,7 +75,7 @@ export async function refreshNote(
       WHERE customer_id = $1 AND note_id = $2 RETURNING ${COLUMNS}`,
     [input.customerId, input.noteId, input.text, input.textKey, input.writtenAt, input.expiresAt],
   );
-  return parseRows(NoteRow, rows, 'memory note')[0];
+  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note');
 }
 
 /** Marks every other current note on `subject` as superseded by `byNoteId`; returns their ids. */
@@ -112,7 +113,7 @@ export async function listAllNotes(client: PoolClient, customerId: string): Prom
 /** One of the customer's notes, or undefined (another customer's note looks the same as none). */
 export async function getNote(client: PoolClient, customerId: string, noteId: number): Promise<Note | undefined> {
   const { rows } = await client.query(`SELECT ${COLUMNS} FROM memory_notes WHERE customer_id = $1 AND note_id = $2`, [customerId, noteId]);
-  return parseRows(NoteRow, rows, 'memory note')[0];
+  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note');
 }
 
 /** Replaces a note's text (a correction by the customer or support), re-filed under `kind`/`subject`. */
@@ -125,7 +126,7 @@ export async function correctNoteText(
       WHERE customer_id = $1 AND note_id = $2 RETURNING ${COLUMNS}`,
     [input.customerId, input.noteId, input.text, input.textKey, input.kind, input.subject, input.now],
   );
-  return parseRows(NoteRow, rows, 'memory note')[0];
+  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note');
 }
 
 /** Deletes one note (its profile field goes with it); returns whether it existed. */
@@ -159,5 +160,5 @@ export async function upsertCommitment(
      RETURNING ${COLUMNS}`,
     [input.customerId, input.text, input.textKey, input.sourceRun, input.writtenAt, input.expiresAt, input.dueOn],
   );
-  return parseRows(NoteRow, rows, 'memory note')[0];
+  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note');
 }

@@ -107,8 +107,7 @@ export function readConversation(messages: MessageParam[]): ConversationView {
 
 /** The latest visible, uncleared, successful result of a tool (optionally for an order). */
 export function latestResult<T = Record<string, unknown>>(calls: SeenCall[], name: string, orderId?: string): T | undefined {
-  for (let i = calls.length - 1; i >= 0; i -= 1) {
-    const call = calls[i];
+  for (const call of [...calls].reverse()) {
     if (call.name !== name || call.isError || call.cleared || call.result === undefined) continue;
     if (orderId !== undefined && call.input.order_id !== undefined && asText(call.input.order_id) !== orderId) continue;
     return call.result as T;

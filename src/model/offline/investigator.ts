@@ -31,7 +31,8 @@ function orderIdIn(text: string): string | undefined {
 function factToRemember(text: string): string | undefined {
   for (const pattern of REMEMBER_PATTERNS) {
     const match = pattern.exec(text);
-    if (match) return match[1].trim().replace(/^[,;:\s]+/, '');
+    const fact = match?.[1];
+    if (fact !== undefined) return fact.trim().replace(/^[,;:\s]+/, '');
   }
   return undefined;
 }
@@ -73,8 +74,8 @@ function directive(view: ConversationView, text: string): Decision | undefined {
     return { calls: [{ name: 'get_tracking_events', input: { order_id: orderId, page: (done % 3) + 1 } }] };
   }
   const call = DIRECTIVE_CALL.exec(text);
-  if (!call) return undefined;
-  const [, name, json] = call;
+  const [, name, json] = call ?? [];
+  if (name === undefined) return undefined;
   const previous = view.turnCalls.find((c) => c.name === name);
   if (!previous) return { calls: [{ name, input: json ? (JSON.parse(json) as Obj) : {} }] };
   const outcome = previous.isError ? `failed: ${String(previous.result)}` : `returned: ${JSON.stringify(previous.result).slice(0, 300)}`;
@@ -102,7 +103,7 @@ const POLICY_TOPIC: Record<CaseKind, string> = {
 function duplicateAmount(payments: Obj | undefined): number | undefined {
   const charges = (payments?.charges as Obj[] | undefined) ?? [];
   if (charges.length < 2) return undefined;
-  return Number(charges[charges.length - 1].amount_cents) || undefined;
+  return Number(charges.at(-1)?.amount_cents) || undefined;
 }
 
 function refundAmount(kind: CaseKind, order: Obj | undefined, payments: Obj | undefined): number | undefined {
@@ -179,12 +180,12 @@ export function decide(request: ModelRequest): Decision {
   // tracking left in view, page 1 is read again for the reply.
   const pagesRead = everything.filter((c) => c.name === 'get_tracking_events' && String(c.input.order_id) === orderId && !c.isError);
   const trackingPages = pagesRead.filter((c) => !c.cleared);
-  const lastRead = pagesRead[pagesRead.length - 1];
+  const lastRead = pagesRead.at(-1);
   const lastPage = lastRead?.result as Obj | undefined;
   if (trackingPages.length === 0) {
     return { calls: [{ name: 'get_tracking_events', input: { order_id: orderId, page: 1 } }] };
   }
-  if (!lastRead.cleared && lastPage?.next_page && pagesRead.length < 3) {
+  if (lastRead && !lastRead.cleared && lastPage?.next_page && pagesRead.length < 3) {
     return { calls: [{ name: 'get_tracking_events', input: { order_id: orderId, page: Number(lastPage.next_page) } }] };
   }
   if (needs(everything, 'get_payments', orderId)) return { calls: [{ name: 'get_payments', input: { order_id: orderId } }] };
