@@ -36,7 +36,7 @@ export async function upsertCase(
      RETURNING ${COLUMNS}`,
     [input.customerId, input.sourceRun, input.ticketId, input.orderIds, input.problem, input.resolution, input.closedOn, input.recordedAt],
   );
-  if (rows.length > 0) return { record: firstRow(parseRows(CaseRow, rows, 'memory case'), 'memory case'), written: true };
+  if (rows.length > 0) return { record: firstRow(parseRows(CaseRow, rows, 'memory case'), 'memory case written'), written: true };
   const existing = await getCaseByRun(client, input.customerId, input.sourceRun);
   if (!existing) throw new Error(`case for run ${input.sourceRun} vanished while being recorded`);
   return { record: existing, written: false };
@@ -45,7 +45,7 @@ export async function upsertCase(
 /** The case one run recorded, if any. */
 export async function getCaseByRun(client: PoolClient, customerId: string, sourceRun: string): Promise<CaseRecord | undefined> {
   const { rows } = await client.query(`SELECT ${COLUMNS} FROM memory_cases WHERE customer_id = $1 AND source_run = $2`, [customerId, sourceRun]);
-  return firstRow(parseRows(CaseRow, rows, 'memory case'), 'memory case');
+  return parseRows(CaseRow, rows, 'memory case')[0];
 }
 
 /** The customer's most recent cases, newest first. */

@@ -21,7 +21,7 @@ export async function lockCustomerMemory(client: PoolClient, customerId: string)
 /** The note with this natural key (normalised text), current or not. */
 export async function findNoteByKey(client: PoolClient, customerId: string, textKey: string): Promise<Note | undefined> {
   const { rows } = await client.query(`SELECT ${COLUMNS} FROM memory_notes WHERE customer_id = $1 AND text_key = $2`, [customerId, textKey]);
-  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note');
+  return parseRows(NoteRow, rows, 'memory note')[0];
 }
 
 /** Current notes of `kind` whose text is at least `threshold` trigram-similar to `textKey`, most similar first. */
@@ -58,7 +58,7 @@ export async function insertNote(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
     [note.customerId, note.kind, note.subject, note.text, note.textKey, note.sourceRun, note.writtenAt, note.expiresAt, note.dueOn ?? null],
   );
-  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note');
+  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note written');
 }
 
 /**
@@ -75,7 +75,7 @@ export async function refreshNote(
       WHERE customer_id = $1 AND note_id = $2 RETURNING ${COLUMNS}`,
     [input.customerId, input.noteId, input.text, input.textKey, input.writtenAt, input.expiresAt],
   );
-  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note');
+  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note written');
 }
 
 /** Marks every other current note on `subject` as superseded by `byNoteId`; returns their ids. */
@@ -113,7 +113,7 @@ export async function listAllNotes(client: PoolClient, customerId: string): Prom
 /** One of the customer's notes, or undefined (another customer's note looks the same as none). */
 export async function getNote(client: PoolClient, customerId: string, noteId: number): Promise<Note | undefined> {
   const { rows } = await client.query(`SELECT ${COLUMNS} FROM memory_notes WHERE customer_id = $1 AND note_id = $2`, [customerId, noteId]);
-  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note');
+  return parseRows(NoteRow, rows, 'memory note')[0];
 }
 
 /** Replaces a note's text (a correction by the customer or support), re-filed under `kind`/`subject`. */
@@ -126,7 +126,7 @@ export async function correctNoteText(
       WHERE customer_id = $1 AND note_id = $2 RETURNING ${COLUMNS}`,
     [input.customerId, input.noteId, input.text, input.textKey, input.kind, input.subject, input.now],
   );
-  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note');
+  return parseRows(NoteRow, rows, 'memory note')[0];
 }
 
 /** Deletes one note (its profile field goes with it); returns whether it existed. */
@@ -160,5 +160,5 @@ export async function upsertCommitment(
      RETURNING ${COLUMNS}`,
     [input.customerId, input.text, input.textKey, input.sourceRun, input.writtenAt, input.expiresAt, input.dueOn],
   );
-  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note');
+  return parseRows(NoteRow, rows, 'memory note')[0];
 }
