@@ -27,14 +27,14 @@ type ToolName = Exclude<keyof Tools, 'recordRefundDecision'>;
 async function selectAll(db: Database, customerId: string, queries: [string, unknown[]][]): Promise<unknown[]> {
   return withCustomer(db.app, customerId, async (client: PoolClient) => {
     const rows: unknown[] = [];
-    for (const [sql, params] of queries) rows.push(...(await client.query(sql, params)).rows);
+    for (const [sql, params] of queries) rows.push(...(await client.query<Record<string, unknown>>(sql, params)).rows);
     return rows;
   });
 }
 
 async function shaped(tools: Tools, name: ToolName, input: unknown, customerId: string, toolUseId = `measure-${name}`): Promise<string> {
   const call: ToolCall = { name, input, context: { customerId, ticketId: 'measure', workflowId: 'measure-shaping', toolUseId } };
-  const outcome: ToolOutcome = await (tools[name] as (c: ToolCall) => Promise<ToolOutcome>)(call);
+  const outcome: ToolOutcome = await (tools[name])(call);
   if (outcome.is_error) throw new Error(`${name} failed: ${outcome.content}`);
   return outcome.content;
 }
@@ -56,13 +56,15 @@ async function measureAll(db: Database): Promise<Measurement[]> {
   await add('list_orders', 'Dana, default limit 5', dana,
     [['SELECT * FROM orders', []], ['SELECT * FROM shipments', []]],
     await shaped(tools, 'list_orders', {}, dana));
-  const tracking: string[] = [];
-  for (const page of [1, 2, 3]) tracking.push(await shaped(tools, 'get_tracking_events', { order_id: order, page }, dana));
-  await add('get_tracking_events', `order ${order}, page 1`, dana, [['SELECT * FROM tracking_events WHERE order_id = $1', [order]]], tracking[0]);
+  const trackingPage1 = await shaped(tools, 'get_tracking_events', { order_id: order, page: 1 }, dana);
+  const tracking: string[] = [trackingPage1];
+  for (const page of [2, 3]) tracking.push(await shaped(tools, 'get_tracking_events', { order_id: order, page }, dana));
+  await add('get_tracking_events', `order ${order}, page 1`, dana, [['SELECT * FROM tracking_events WHERE order_id = $1', [order]]], trackingPage1);
   await add('get_tracking_events', `order ${order}, pages 1-3`, dana, [['SELECT * FROM tracking_events WHERE order_id = $1', [order]]], tracking);
-  const tickets: string[] = [];
-  for (const page of [1, 2, 3]) tickets.push(await shaped(tools, 'get_earlier_tickets', { page }, dana));
-  await add('get_earlier_tickets', 'Dana, page 1', dana, [['SELECT * FROM support_tickets', []]], tickets[0]);
+  const ticketsPage1 = await shaped(tools, 'get_earlier_tickets', { page: 1 }, dana);
+  const tickets: string[] = [ticketsPage1];
+  for (const page of [2, 3]) tickets.push(await shaped(tools, 'get_earlier_tickets', { page }, dana));
+  await add('get_earlier_tickets', 'Dana, page 1', dana, [['SELECT * FROM support_tickets', []]], ticketsPage1);
   await add('get_earlier_tickets', 'Dana, pages 1-3', dana, [['SELECT * FROM support_tickets', []]], tickets);
   await add('get_payments', `order ${DEMO.orders.doubleCharge} (charged twice)`, marco,
     [['SELECT * FROM payments WHERE order_id = $1', [DEMO.orders.doubleCharge]], ['SELECT * FROM refunds WHERE order_id = $1', [DEMO.orders.doubleCharge]]],
@@ -91,8 +93,8 @@ function table(rows: Measurement[]): string[] {
   const raw = typical.reduce((n, m) => n + m.rawTokens, 0);
   const small = typical.reduce((n, m) => n + m.shapedTokens, 0);
   body.push(['(one investigation)', 'order + 3 tracking pages + tickets p1 + payments + policy', '', raw.toLocaleString('en-US'), small.toLocaleString('en-US'), `${((100 * small) / raw).toFixed(0)}%`]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 2 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]?.length ?? 0)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 2 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join(' | ')} |`;
   return [line(head), `|${widths.map((w, i) => (i >= 2 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`, ...body.map(line)];
 }
 

@@ -13,8 +13,8 @@ const SAMPLES = Number(process.argv[2] ?? 20);
 
 function stats(ms: number[]): string {
   const sorted = [...ms].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  return `${String(sorted.length).padStart(7)}  ${at(0.5).toFixed(1).padStart(9)}  ${at(0.95).toFixed(1).padStart(7)}  ${sorted[sorted.length - 1].toFixed(1).padStart(7)}`;
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  return `${String(sorted.length).padStart(7)}  ${at(0.5).toFixed(1).padStart(9)}  ${at(0.95).toFixed(1).padStart(7)}  ${at(1).toFixed(1).padStart(7)}`;
 }
 
 async function main(): Promise<void> {

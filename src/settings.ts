@@ -9,9 +9,9 @@ export function parseApprovers(spec: string): Approver[] {
     .map((entry) => entry.trim())
     .filter(Boolean)
     .map((entry) => {
-      const match = /^([A-Za-z0-9_.@-]+):(\d+)$/.exec(entry);
-      if (!match) throw new Error(`CASEWORK_APPROVERS entry "${entry}" is not name:limitCents`);
-      return { name: match[1], limit_cents: Number(match[2]) };
+      const [, name, limit] = /^([A-Za-z0-9_.@-]+):(\d+)$/.exec(entry) ?? [];
+      if (name === undefined || limit === undefined) throw new Error(`CASEWORK_APPROVERS entry "${entry}" is not name:limitCents`);
+      return { name, limit_cents: Number(limit) };
     });
 }
 

@@ -130,7 +130,9 @@ describe('the Anthropic model adapter', () => {
     const sent = request();
     await model(api.baseURL, { model: 'claude-opus-4-5' }).create(sent);
     assert.equal(api.received.length, 1);
-    const [{ method, url, headers, body }] = api.received;
+    const [received] = api.received;
+    assert.ok(received, 'the API received the request');
+    const { method, url, headers, body } = received;
     assert.equal(method, 'POST');
     assert.equal(url, '/v1/messages');
     // SDK 1.15 sends apiKey as `Authorization: Bearer`, no longer as x-api-key.
@@ -146,13 +148,15 @@ describe('the Anthropic model adapter', () => {
   it('caps max_tokens at the configured limit', async () => {
     const api = await startApi(ok());
     await model(api.baseURL, { maxTokens: 512 }).create(request({ max_tokens: 8000 }));
-    assert.equal(api.received[0].body.max_tokens, 512);
+    assert.equal(api.received[0]?.body.max_tokens, 512);
   });
 
   it('leaves tools out when none are offered, and passes extra fields such as thinking through', async () => {
     const api = await startApi(ok());
     await model(api.baseURL).create(request({ tools: [], extra: { thinking: { type: 'enabled', budget_tokens: 1024 } } }));
-    const { body } = api.received[0];
+    const [received] = api.received;
+    assert.ok(received, 'the API received the request');
+    const { body } = received;
     assert.equal('tools' in body, false);
     assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 1024 });
   });
@@ -160,7 +164,9 @@ describe('the Anthropic model adapter', () => {
   it('does not let extra fields replace the model, messages or token limit', async () => {
     const api = await startApi(ok());
     await model(api.baseURL).create(request({ extra: { model: 'other', max_tokens: 99_999, messages: [] } }));
-    const { body } = api.received[0];
+    const [received] = api.received;
+    assert.ok(received, 'the API received the request');
+    const { body } = received;
     assert.equal(body.model, 'claude-sonnet-4-5');
     assert.equal(body.max_tokens, 1024);
     assert.equal(body.messages.length, 1);
@@ -194,18 +200,20 @@ describe('the Anthropic model adapter', () => {
       ok({ content: [{ type: 'text', text: '{"summary":"Order ord_42 shipped late."}' }], stop_reason: 'end_turn' }),
     );
     const reply = await model(api.baseURL).create(request({ purpose: 'compact', tools: [], output_schema: schema, extra: { output_config: { effort: 'low' } } }));
-    assert.deepEqual(api.received[0].body.output_config, { effort: 'low', format: { type: 'json_schema', schema } });
+    assert.deepEqual(api.received[0]?.body.output_config, { effort: 'low', format: { type: 'json_schema', schema } });
     assert.equal(reply.content.length, 1);
     const [block] = reply.content;
-    assert.equal(block.type, 'text');
-    assert.deepEqual(JSON.parse(block.type === 'text' ? block.text : ''), { summary: 'Order ord_42 shipped late.' });
+    assert.equal(block?.type, 'text');
+    assert.deepEqual(JSON.parse(block?.type === 'text' ? block.text : ''), { summary: 'Order ord_42 shipped late.' });
   });
 
   it('sends context_management through the beta Messages API with its beta header', async () => {
     const api = await startApi(ok({ context_management: { applied_edits: [] } }));
     const context_management = { edits: [{ type: 'clear_tool_uses_20250919', keep: { type: 'tool_uses', value: 3 } }] };
     const reply = await model(api.baseURL).create(request({ extra: { context_management } }));
-    const [{ url, headers, body }] = api.received;
+    const [received] = api.received;
+    assert.ok(received, 'the API received the request');
+    const { url, headers, body } = received;
     assert.match(url, /^\/v1\/messages/);
     assert.ok(String(headers['anthropic-beta']).split(',').includes(CONTEXT_MANAGEMENT_BETA));
     assert.deepEqual(body.context_management, context_management);

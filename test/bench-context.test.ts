@@ -56,8 +56,9 @@ describe('the context benchmark replays the reference design scenario', () => {
     for (const r of result.rows) assert.ok(lines.some((l) => l.startsWith(r.policy)), r.policy);
     const json: string[] = [];
     const again = runContextBench({ json: true, out: (line) => json.push(line) });
-    assert.equal(json.length, 1);
-    assert.deepEqual(JSON.parse(json[0]), JSON.parse(JSON.stringify(again)));
+    const [line] = json;
+    assert.ok(line !== undefined && json.length === 1, `one JSON line, not ${json.length}`);
+    assert.deepEqual(JSON.parse(line), JSON.parse(JSON.stringify(again)));
     assert.deepEqual(again, result);
   });
 });

@@ -4,7 +4,7 @@ import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resource
 import { CaseNotesParseError, compactionRequest, createCompactionActivities, parseCaseNotes } from '../src/activities/compaction';
 import { offlineCompact } from '../src/model/offline/compactor';
 import type { Model } from '../src/model/port';
-import { CaseNotes, caseNotesJsonSchema, emptyCaseNotes, mergeCaseNotes } from '../src/schemas/case-notes';
+import { type CaseNotes, caseNotesJsonSchema, emptyCaseNotes, mergeCaseNotes } from '../src/schemas/case-notes';
 import { renderTranscriptForNotes } from '../src/context/notes-transcript';
 import type { ModelReply, ModelRequest } from '../src/schemas/model';
 import { buildContext, chooseSplit } from '../src/context';
@@ -90,7 +90,7 @@ describe('the compaction request', () => {
     assert.equal(request.purpose, 'compact');
     assert.deepEqual(request.output_schema, caseNotesJsonSchema());
     assert.deepEqual(request.tools, []);
-    const text = (request.messages[0].content as ContentBlockParam[]).map((b) => (b.type === 'text' ? b.text : '')).join('');
+    const text = (request.messages[0]?.content as ContentBlockParam[]).map((b) => (b.type === 'text' ? b.text : '')).join('');
     assert.match(text, /Keep exact order numbers, amounts and dates/);
     assert.match(text, /### tool result get_order \(t1\)\n\{"order_id":"4471"/);
   });
@@ -180,10 +180,10 @@ describe('compaction keeps tool pairs intact', () => {
         if (m.role !== 'assistant') return;
         const ids = (m.content as ContentBlockParam[]).flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
         if (!ids.length || i === sent.length - 1) return;
-        const next = sent[i + 1].content as ContentBlockParam[];
+        const next = sent[i + 1]?.content as ContentBlockParam[];
         assert.deepEqual(next.slice(0, ids.length).map((b) => (b.type === 'tool_result' ? b.tool_use_id : '')), ids);
       });
-      const head = sent[0].content as ContentBlockParam[];
+      const head = sent[0]?.content as ContentBlockParam[];
       assert.equal(head.some((b) => b.type === 'tool_result'), false, `split ${split}: the sent context opens without orphan results`);
     }
   });

@@ -86,7 +86,7 @@ function interpolate(text: string, env: Env): string {
     const body = text.slice(i + 2, end);
     const match = /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([\s\S]*))?$/.exec(body);
     if (!match) throw new Error(`bad interpolation \${${body}}`);
-    const [, name, op, arg = ''] = match;
+    const [, name = '', op, arg = ''] = match;
     const value = env[name];
     const unset = value === undefined;
     const empty = unset || value === '';
@@ -158,11 +158,11 @@ function environmentOf(name: string, env: Env): Record<string, string> {
 /** The container's command: the Dockerfile's ENTRYPOINT with the service's command. */
 function containerArgv(name: string): string[] {
   const dockerfile = readFileSync(resolve(ROOT, 'Dockerfile'), 'utf8');
-  const entry = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile);
+  const [, entry] = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile) ?? [];
   assert.ok(entry, 'the Dockerfile has an exec-form ENTRYPOINT');
   const command = service(name).command;
   assert.ok(Array.isArray(command), `${name}: exec-form command`);
-  return [...(JSON.parse(entry[1]) as string[]), ...command];
+  return [...(JSON.parse(entry) as string[]), ...command];
 }
 
 /** Starts what the container would run, here, and waits until `url` answers 200. */
@@ -171,8 +171,8 @@ async function startAsContainer(name: string, env: Record<string, string>, url: 
   assert.equal(program, 'node');
   let output = '';
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) assert.fail(`${name} exited with ${child.exitCode} before it was healthy:\n${output.slice(-3000)}`);
@@ -243,9 +243,9 @@ describe('docker-compose.yml', { skip }, () => {
       }
     }
     const worker = service('casework-worker').depends_on as Record<string, { condition: string }>;
-    assert.equal(worker['casework-postgres'].condition, 'service_healthy');
-    assert.equal(worker['temporal-setup'].condition, 'service_completed_successfully', 'workers start once the search attributes exist');
-    assert.equal((service('temporal').depends_on as Record<string, { condition: string }>)['temporal-schema'].condition, 'service_completed_successfully');
+    assert.equal(worker['casework-postgres']?.condition, 'service_healthy');
+    assert.equal(worker['temporal-setup']?.condition, 'service_completed_successfully', 'workers start once the search attributes exist');
+    assert.equal((service('temporal').depends_on as Record<string, { condition: string }>)['temporal-schema']?.condition, 'service_completed_successfully');
   });
 
   test('the worker runs as replicas, two by default and as many as CASEWORK_WORKER_REPLICAS says', () => {
@@ -265,7 +265,7 @@ describe('docker-compose.yml', { skip }, () => {
         const text = value === null ? '' : String(value);
         if (SECRET_NAME.test(key)) assert.match(text, /^(\$\{[A-Z0-9_]+(:?[-?][^}]*)?\})?$/, `${name}.${key} must come from the environment, not be written here`);
         const userinfo = /:\/\/[^:/@\s]+:([^@\s]+)@/.exec(text);
-        if (userinfo) assert.match(userinfo[1], /^\$\{[A-Z0-9_]+(:\?[^}]*)?\}$/, `${name}.${key}: the password in the URL comes from the environment`);
+        if (userinfo?.[1] !== undefined) assert.match(userinfo[1], /^\$\{[A-Z0-9_]+(:\?[^}]*)?\}$/, `${name}.${key}: the password in the URL comes from the environment`);
       }
     }
     assert.throws(() => interpolateAll(compose.services, {}), /CASEWORK_DB_PASSWORD|TEMPORAL_DB_PASSWORD|CASEWORK_API_KEYS/);

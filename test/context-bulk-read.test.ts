@@ -112,8 +112,8 @@ describe('review_tickets', () => {
     assert.ok(result.tokens_read_by_helper > 10 * result.tokens_returned, 'the helper reads much more than it returns');
     assert.ok(result.tokens_if_read_inline > 10 * result.tokens_returned, 'reading inline would have cost much more');
     const helper = requests[requests.length - 1];
-    assert.equal(helper.purpose, 'bulk_read');
-    assert.equal(helper.messages.length, 1, 'the helper starts from a fresh context');
+    assert.equal(helper?.purpose, 'bulk_read');
+    assert.equal(helper?.messages.length, 1, 'the helper starts from a fresh context');
   });
 
   it('answers without a model call when the customer has no earlier tickets', async () => {

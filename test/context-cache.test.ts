@@ -52,7 +52,7 @@ describe('the offline prompt-cache simulator', () => {
     cache.account(request(messages), 0);
     const cleared = cache.account(request(messages, ['t1']), 1_000);
     // Only the tools and the rules, everything before the messages, are still cached.
-    assert.equal(cleared.cache_read_input_tokens, estimateToolTokens(tools[0]) + 1_500);
+    assert.equal(cleared.cache_read_input_tokens, tools.reduce((n, tool) => n + estimateToolTokens(tool), 0) + 1_500);
   });
 
   it('caches nothing below the minimum cacheable length', () => {

@@ -20,7 +20,7 @@ describe('memory from the command line and over HTTP', () => {
     const memory = createMemoryActivities({ pool: db.app });
     await memory.recordCase({ customerId, workflowId: 'investigation-T1', ticketId: 'T1', orderIds: ['4471'], summary: 'Wrong building', resolution: 'refunded', closedOn: '2026-10-14' });
     await memory.remember({ name: 'remember', input: { fact: 'Deliveries must go to Block B, not the main gate' }, context: { customerId, ticketId: 'T1', workflowId: 'investigation-T1', toolUseId: 't' } });
-    return (await showMemory(db.app, customerId)).notes[0].note_id;
+    return (await showMemory(db.app, customerId)).notes[0]?.note_id;
   };
   const cli = async (...args: string[]) => {
     const lines: string[] = [];
@@ -79,7 +79,7 @@ describe('memory from the command line and over HTTP', () => {
     const noteId = await seed(owner);
     assert.deepEqual(await cli('forget', '--customer', intruder, '--note', String(noteId)), { code: 2, text: `error: no note ${noteId} for customer ${intruder}` });
     assert.deepEqual(await cli('correct', '--customer', intruder, '--note', String(noteId), '--text', 'x y'), { code: 2, text: `error: no note ${noteId} for customer ${intruder}` });
-    assert.equal((await showMemory(db.app, owner)).notes[0].text, 'Deliveries must go to Block B, not the main gate');
+    assert.equal((await showMemory(db.app, owner)).notes[0]?.text, 'Deliveries must go to Block B, not the main gate');
   });
 
   it('usage mistakes exit with code 2 and a clear message', async () => {

@@ -39,8 +39,8 @@ describe('the customer sees, corrects and deletes their memory', () => {
       ['Deliveries must go to Block B, not the main gate', 'superseded'],
     ]);
     assert.equal(shown.profile.delivery_instructions?.value, 'Deliveries must go to Block C, not the main gate');
-    assert.equal(shown.cases[0].order_ids[0], '4471');
-    assert.deepEqual({ action: shown.audit[0].action, actor: shown.audit[0].actor }, { action: 'read', actor: 'agent-amy' });
+    assert.equal(shown.cases[0]?.order_ids[0], '4471');
+    assert.deepEqual({ action: shown.audit[0]?.action, actor: shown.audit[0]?.actor }, { action: 'read', actor: 'agent-amy' });
   });
 
   it('a customer with no memory sees an empty memory', async () => {
@@ -83,6 +83,7 @@ describe('the customer sees, corrects and deletes their memory', () => {
     const owner = unique('cust');
     const intruder = unique('cust');
     const [note] = await seed(owner);
+    assert.ok(note, 'the owner has a note');
     await assert.rejects(correctNote(db.app, intruder, note.note_id, 'hijacked'), new NoteNotFoundError(note.note_id, intruder));
     await assert.rejects(forgetMemory(db.app, intruder, { noteId: note.note_id }), { message: `no note ${note.note_id} for customer ${intruder}` });
     await assert.rejects(forgetMemory(db.app, intruder, { noteId: 'abc' }), { message: `no note abc for customer ${intruder}` });

@@ -84,7 +84,7 @@ describe('the customer memory block', () => {
     const rendered = renderMemoryBlock(parts({ recentCases: [priyaCase], notes }), 300);
     assert.ok(rendered.tokens <= 300, `${rendered.tokens} tokens`);
     assert.ok(rendered.parts.notes.length < 40);
-    assert.equal(rendered.parts.notes[0].note_id, 100);
+    assert.equal(rendered.parts.notes[0]?.note_id, 100);
     assert.match(rendered.block, /order 4471/);
   });
 });

@@ -31,11 +31,11 @@ test('conversation two opens with her profile and last case, and the reply names
   assert.doesNotMatch(second.message, /4471/, 'she does not repeat the order number');
   const two = await send(ctx.tw, second);
   const index = model.requests.findIndex((r, i) => i >= from && r.purpose === 'investigate');
-  const opening = JSON.stringify(model.requests[index].messages[0]);
+  const opening = JSON.stringify(model.requests[index]?.messages[0]);
   assert.match(opening, /<customer_memory/);
   assert.match(opening, /Block B/, 'her delivery instructions');
   assert.match(opening, /4471/, 'her last case');
-  const firstWords = model.replies[index].content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join(' ');
+  const firstWords = (model.replies[index]?.content ?? []).filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join(' ');
   assert.match(firstWords, /again after order 4471/, 'the first reply names the earlier order instead of asking');
   assert.doesNotMatch(firstWords, /order number/i);
 

@@ -15,9 +15,23 @@ import { openTestDatabase } from './support/db';
 let db: Database;
 const q = async <T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> => (await db.admin.query(sql, params)).rows as T[];
 
+/** The one row `sql` must return; the test fails naming the query when there is none. */
+async function one<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T> {
+  const [row] = await q<T>(sql, params);
+  assert.ok(row, `no row for: ${sql}`);
+  return row;
+}
+
+/** The last of `items`, which the seed must have produced. */
+function lastOf<T>(items: readonly T[], what: string): T {
+  const item = items.at(-1);
+  assert.ok(item !== undefined, `no ${what}`);
+  return item;
+}
+
 async function counts(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const table of SEED_TABLES) out[table] = (await q<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0].n;
+  for (const table of SEED_TABLES) out[table] = (await one<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).n;
   return out;
 }
 
@@ -36,10 +50,10 @@ async function paymentsOf(orderId: string) {
 }
 
 async function orderOf(orderId: string) {
-  return (await q<{ customer_id: string; total_cents: number; delivery_address: string; address_lat: number; address_lon: number; placed_at: Date; status_code: string }>(
+  return one<{ customer_id: string; total_cents: number; delivery_address: string; address_lat: number; address_lon: number; placed_at: Date; status_code: string }>(
     'SELECT customer_id, total_cents, delivery_address, address_lat, address_lon, placed_at, status_code FROM orders WHERE order_id = $1',
     [orderId],
-  ))[0];
+  );
 }
 
 before(async () => {
@@ -71,7 +85,7 @@ describe('seedDemoData', () => {
     const order = await orderOf(DEMO.orders.notDelivered);
     assert.equal(order.customer_id, DEMO.customers.dana);
     const events = await eventsOf(DEMO.orders.notDelivered);
-    const delivered = events[events.length - 1];
+    const delivered = lastOf(events, 'scan');
     assert.equal(delivered.code, 'DLV', 'the last scan is the delivery');
     assert.equal(delivered.occurred_at.toISOString().slice(0, 10), '2026-10-12');
     assert.equal(delivered.pod_photo_url, null);
@@ -87,24 +101,25 @@ describe('seedDemoData', () => {
   it('has one order charged twice: two captured charges of the same amount minutes apart, no refund', async () => {
     const order = await orderOf(DEMO.orders.doubleCharge);
     const payments = await paymentsOf(DEMO.orders.doubleCharge);
-    assert.equal(payments.length, 2);
+    const [firstCharge, secondCharge] = payments;
+    assert.ok(firstCharge && secondCharge && payments.length === 2, `two payments, not ${payments.length}`);
     for (const p of payments) assert.deepEqual([p.kind, p.processor_code, p.amount_cents], ['charge', 'CPT', order.total_cents]);
-    const minutesApart = (payments[1].created_at.getTime() - payments[0].created_at.getTime()) / 60_000;
+    const minutesApart = (secondCharge.created_at.getTime() - firstCharge.created_at.getTime()) / 60_000;
     assert.ok(minutesApart > 0 && minutesApart < 10, `${minutesApart} minutes apart`);
   });
 
   it('has a courier claiming "address incorrect" on an address that matches the order and earlier deliveries', async () => {
     const order = await orderOf(DEMO.orders.wrongAddress);
-    const [customer] = await q<{ default_address: string }>('SELECT default_address FROM customers WHERE customer_id = $1', [order.customer_id]);
+    const customer = await one<{ default_address: string }>('SELECT default_address FROM customers WHERE customer_id = $1', [order.customer_id]);
     assert.equal(order.delivery_address, customer.default_address);
     const events = await eventsOf(DEMO.orders.wrongAddress);
     assert.ok(events.filter((e) => e.code === 'ADX').length >= 2);
-    const earlier = await q<{ n: number }>(
+    const earlier = await one<{ n: number }>(
       `SELECT count(*)::int AS n FROM orders o JOIN tracking_events t ON t.order_id = o.order_id AND t.code = 'DLV'
         WHERE o.customer_id = $1 AND o.order_id <> $2 AND o.delivery_address = $3`,
       [order.customer_id, DEMO.orders.wrongAddress, order.delivery_address],
     );
-    assert.ok(earlier[0].n >= 1, 'an earlier order was delivered to the same address');
+    assert.ok(earlier.n >= 1, 'an earlier order was delivered to the same address');
     assert.equal((await paymentsOf(DEMO.orders.wrongAddress)).filter((p) => p.kind === 'refund').length, 0);
   });
 
@@ -113,7 +128,7 @@ describe('seedDemoData', () => {
     assert.equal(order.customer_id, DEMO.customers.priya);
     assert.match(order.delivery_address, /Block B, Kingsmead Court/);
     const events = await eventsOf(DEMO.orders.priyaWrongBuilding);
-    const delivered = events[events.length - 1];
+    const delivered = lastOf(events, 'scan');
     assert.equal(delivered.code, 'DLV');
     assert.equal(delivered.occurred_at.toISOString().slice(0, 10), '2026-10-14');
     assert.match(delivered.location_name, /Block A/);
@@ -135,10 +150,10 @@ describe('seedDemoData', () => {
     const earlier = await orderOf(DEMO.orders.priyaWrongBuilding);
     assert.equal(order.customer_id, DEMO.customers.priya);
     assert.ok(order.placed_at > earlier.placed_at, '4620 is her newest order');
-    const [newest] = await q<{ order_id: string }>('SELECT order_id FROM orders WHERE customer_id = $1 ORDER BY placed_at DESC LIMIT 1', [DEMO.customers.priya]);
+    const newest = await one<{ order_id: string }>('SELECT order_id FROM orders WHERE customer_id = $1 ORDER BY placed_at DESC LIMIT 1', [DEMO.customers.priya]);
     assert.equal(newest.order_id, DEMO.orders.priyaAgain);
     const events = await eventsOf(DEMO.orders.priyaAgain);
-    const delivered = events[events.length - 1];
+    const delivered = lastOf(events, 'scan');
     assert.equal(delivered.code, 'DLV');
     assert.equal(delivered.occurred_at.toISOString().slice(0, 10), '2026-11-27');
     assert.equal(delivered.occurred_at.getUTCDay(), 5, 'a Friday');
@@ -153,7 +168,7 @@ describe('seedDemoData', () => {
     const unshipped = await q('SELECT order_id FROM orders o WHERE NOT EXISTS (SELECT 1 FROM shipments s WHERE s.order_id = o.order_id)');
     assert.deepEqual(unshipped, []);
     for (const customerId of Object.values(DEMO.customers)) {
-      const [{ tickets, orders }] = await q<{ tickets: number; orders: number }>(
+      const { tickets, orders } = await one<{ tickets: number; orders: number }>(
         `SELECT (SELECT count(*)::int FROM support_tickets WHERE customer_id = $1) AS tickets,
                 (SELECT count(*)::int FROM orders WHERE customer_id = $1) AS orders`,
         [customerId],
@@ -161,7 +176,7 @@ describe('seedDemoData', () => {
       assert.ok(tickets >= 3, `${customerId} has ${tickets} earlier tickets`);
       assert.ok(orders >= 3, `${customerId} has ${orders} orders`);
     }
-    const [dana] = await q<{ n: number }>('SELECT count(*)::int AS n FROM support_tickets WHERE customer_id = $1', [DEMO.customers.dana]);
+    const dana = await one<{ n: number }>('SELECT count(*)::int AS n FROM support_tickets WHERE customer_id = $1', [DEMO.customers.dana]);
     assert.ok(dana.n >= 12, 'enough of Dana\'s tickets that get_earlier_tickets pages');
   });
 
@@ -179,6 +194,12 @@ describe('example ticket events', () => {
       .filter((f) => f.endsWith('.json'))
       .map((f) => [f.replace(/\.json$/, ''), parseTicketEvent(JSON.parse(readFileSync(join(EXAMPLES_DIR, f), 'utf8')))]),
   );
+  /** The example event in examples/events/`name`.json, which must exist. */
+  const example = (name: string) => {
+    const event = examples[name];
+    assert.ok(event, `examples/events/${name}.json exists`);
+    return event;
+  };
 
   it('are valid ticket events for seeded customers, each naming an order the customer has', async () => {
     for (const name of ['dana-5102', 'double-charge', 'wrong-address', 'priya-1']) {
@@ -191,15 +212,15 @@ describe('example ticket events', () => {
   });
 
   it("ties each event to its case: Dana's 5102, the double charge, the courier's address claim", () => {
-    assert.equal(examples['dana-5102'].customerId, DEMO.customers.dana);
-    assert.match(examples['dana-5102'].message, /order 5102.*delivered.*never arrived/is);
-    assert.match(examples['double-charge'].message, new RegExp(`charged twice for order ${DEMO.orders.doubleCharge}`));
-    assert.match(examples['wrong-address'].message, new RegExp(`Order ${DEMO.orders.wrongAddress}[\\s\\S]*address is incorrect`));
+    assert.equal(example('dana-5102').customerId, DEMO.customers.dana);
+    assert.match(example('dana-5102').message, /order 5102.*delivered.*never arrived/is);
+    assert.match(example('double-charge').message, new RegExp(`charged twice for order ${DEMO.orders.doubleCharge}`));
+    assert.match(example('wrong-address').message, new RegExp(`Order ${DEMO.orders.wrongAddress}[\\s\\S]*address is incorrect`));
   });
 
   it("has Priya's first conversation ask to remember Block B, and her second, on a Monday, name no order", () => {
-    assert.match(examples['priya-1'].message, /Please remember: deliveries must go to Block B, not the main gate\./);
-    const second = examples['priya-2'];
+    assert.match(example('priya-1').message, /Please remember: deliveries must go to Block B, not the main gate\./);
+    const second = example('priya-2');
     assert.equal(second.customerId, DEMO.customers.priya);
     assert.equal(second.message, 'Same problem as last time, the courier left it at the wrong building again.');
     assert.equal(second.receivedAt.slice(0, 10), '2026-11-30');

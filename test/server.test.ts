@@ -369,6 +369,7 @@ describe('the rest of the endpoint', () => {
 describe('credentials configuration', () => {
   test('CASEWORK_API_KEYS entries map keys to customers, any customer or approvers, and bad entries are named by position', () => {
     const [trusted, scoped, approver] = parseApiKeys(`${TRUSTED}:*, ${DANA}:cust_dana|cust_dana_eu ,${LEAD}:approver:support-lead`).map((e) => e.principal);
+    assert.ok(trusted && scoped && approver, 'three keys parsed');
     assert.equal(trusted.anyCustomer, true);
     assert.deepEqual([...scoped.customers], ['cust_dana', 'cust_dana_eu']);
     assert.deepEqual([...approver.approvers], ['support-lead']);

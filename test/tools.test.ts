@@ -45,7 +45,11 @@ async function asCustomer<T = Obj>(customerId: string, sql: string, params: unkn
 const OWNER: Record<string, string> = { '5102': DEMO.customers.dana, '4996': DEMO.customers.dana, '4471': DEMO.customers.priya, '5230': DEMO.customers.marco, '5317': DEMO.customers.leila };
 
 async function totalOf(orderId: string): Promise<number> {
-  return (await asCustomer<{ total_cents: number }>(OWNER[orderId], 'SELECT total_cents FROM orders WHERE order_id = $1', [orderId]))[0].total_cents;
+  const owner = OWNER[orderId];
+  assert.ok(owner, `order ${orderId} has an owner in OWNER`);
+  const [order] = await asCustomer<{ total_cents: number }>(owner, 'SELECT total_cents FROM orders WHERE order_id = $1', [orderId]);
+  assert.ok(order, `order ${orderId} is visible to its owner`);
+  return order.total_cents;
 }
 
 const RAW_CODES = new Set([...Object.keys(COURIER_EVENT_CODES), ...Object.keys(ORDER_STATUS_CODES), ...Object.keys(PAYMENT_STATUS_CODES), 'DS', 'RC', 'SG', 'HH', 'NB', 'SP']);
@@ -199,7 +203,7 @@ describe('get_earlier_tickets', () => {
       assert.doesNotMatch(t.excerpt, /^Hi\b|Sent from my phone|Reply from Cartwise/, 'no greeting, signature or quoted thread');
     }
     const [body] = await asCustomer<{ n: number }>(dana, 'SELECT length(body) AS n FROM support_tickets WHERE ticket_id = $1', [top.ticket_id]);
-    assert.ok(body.n > top.excerpt.length * 3, 'the excerpt is a fraction of the body');
+    assert.ok(body && body.n > top.excerpt.length * 3, 'the excerpt is a fraction of the body');
   });
 
   it('ends on page 3 and refuses page 4', async () => {
@@ -285,7 +289,7 @@ describe('request_refund', () => {
     const retried = await ok('request_refund', input, dana, context);
     assert.deepEqual(retried, first);
     const [count] = await asCustomer<{ n: number }>(dana, 'SELECT count(*)::int AS n FROM refund_requests WHERE order_id = $1 AND workflow_id = $2', ['5102', context.workflowId]);
-    assert.equal(count.n, 1, 'one row for one model call');
+    assert.equal(count?.n, 1, 'one row for one model call');
 
     // While it waits, the same money cannot be asked for again in another call.
     const again = await fails('request_refund', { ...input, amount_cents: 1 }, dana, { workflowId: context.workflowId, toolUseId: 'toolu_refund_2' });
@@ -313,7 +317,7 @@ describe('request_refund', () => {
   it("refuses an order that is not on the customer's account", async () => {
     assert.equal(await fails('request_refund', { order_id: '5230', amount_cents: 100, reason: 'Not her order.' }, dana), "No order 5230 on this customer's account.");
     const [count] = await asCustomer<{ n: number }>(dana, "SELECT count(*)::int AS n FROM refund_requests WHERE order_id = '5230'");
-    assert.equal(count.n, 0);
+    assert.equal(count?.n, 0);
   });
 });
 
@@ -321,7 +325,7 @@ describe('recordRefundDecision and issue_refund', () => {
   const ask = async (customerId: string, orderId: string, amount: number) =>
     ok('request_refund', { order_id: orderId, amount_cents: amount, reason: 'Test refund request.' }, customerId, { workflowId: unique('investigation'), toolUseId: unique('toolu') });
   const refundRows = (customerId: string, requestId: string) => asCustomer(customerId, 'SELECT refund_id FROM refunds WHERE request_id = $1', [requestId]);
-  const statusOf = async (customerId: string, requestId: string) => (await asCustomer(customerId, 'SELECT status FROM refund_requests WHERE request_id = $1', [requestId]))[0].status;
+  const statusOf = async (customerId: string, requestId: string) => (await asCustomer(customerId, 'SELECT status FROM refund_requests WHERE request_id = $1', [requestId]))[0]?.status;
 
   it('refuses to issue before a human decision, then issues exactly once after an approval', async () => {
     const total = await totalOf('5230');

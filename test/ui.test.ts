@@ -110,7 +110,7 @@ describe('the investigation in the Temporal web UI', { skip }, () => {
 
     // The summary is rendered as markdown inside a frame of its own.
     await page.getByText('User Metadata', { exact: true }).first().click();
-    const summary = page.frameLocator('iframe[src*="render"]').first().getByText(`Ticket ${ticketId} from ${paused.customerId}`);
+    const summary = page.locator('iframe[src*="render"]').first().contentFrame().getByText(`Ticket ${ticketId} from ${paused.customerId}`);
     await summary.waitFor();
     await page.screenshot({ path: join(ARTIFACTS, 'ui-investigation-summary.png') });
 

@@ -59,13 +59,15 @@ export interface ReviewResult {
 /** All of this customer's tickets, oldest first, under row-level security. */
 export async function loadTickets(pool: Pool, customerId: string): Promise<{ tickets: TicketRow[]; total: number }> {
   return withCustomer(pool, customerId, async (client) => {
-    const { rows } = await client.query(
+    // count(*) is a bigint, which pg returns as a string.
+    const { rows } = await client.query<{ total: string }>(
       `SELECT ticket_id, opened_at, subject, body, status, order_id, count(*) OVER () AS total
          FROM support_tickets WHERE customer_id = $1
         ORDER BY opened_at DESC, ticket_id DESC LIMIT $2`,
       [customerId, MAX_TICKETS_READ],
     );
-    const total = rows.length ? Number(rows[0].total) : 0;
+    const [first] = rows;
+    const total = first ? Number(first.total) : 0;
     return { tickets: rows.map((row) => TicketRow.parse(row)).reverse(), total };
   });
 }

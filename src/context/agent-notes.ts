@@ -11,7 +11,7 @@ export interface NotesUpdate {
 }
 
 /** Notes with nothing in them. */
-export const EMPTY_AGENT_NOTES: AgentNotes = Object.freeze({ found: [], ruled_out: [], to_do: [] }) as AgentNotes;
+export const EMPTY_AGENT_NOTES: AgentNotes = Object.freeze({ found: [], ruled_out: [], to_do: [] });
 
 const key = (item: string) => item.trim().replace(/\s+/g, ' ').toLowerCase();
 

@@ -1,7 +1,7 @@
 import type { CacheControlEphemeral, ContentBlockParam, MessageParam, TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages';
 
 /** The cache_control marker every breakpoint carries (five-minute ephemeral cache). */
-export const EPHEMERAL: CacheControlEphemeral = Object.freeze({ type: 'ephemeral' }) as CacheControlEphemeral;
+export const EPHEMERAL: CacheControlEphemeral = Object.freeze({ type: 'ephemeral' });
 
 /** The API allows at most this many cache_control breakpoints in one request. */
 export const MAX_BREAKPOINTS = 4;
@@ -44,8 +44,9 @@ export function withCacheBreakpoints(parts: CacheableParts): CacheableParts {
   if (last && Array.isArray(last.content)) {
     const blocks = last.content as ContentBlockParam[];
     for (let i = blocks.length - 1; i >= 0; i -= 1) {
-      if (!acceptsCacheControl(blocks[i])) continue;
-      blocks[i] = { ...blocks[i], cache_control: EPHEMERAL } as ContentBlockParam;
+      const block = blocks[i];
+      if (block === undefined || !acceptsCacheControl(block)) continue;
+      blocks[i] = { ...block, cache_control: EPHEMERAL } as ContentBlockParam;
       break;
     }
   }

@@ -25,12 +25,13 @@ export function safeSplitPoints(messages: readonly MessageParam[]): number[] {
   const points: number[] = [];
   // The furthest message any tool_use so far is answered in; a cut at or before it splits a pair.
   let openUntil = -1;
-  for (let i = 1; i < messages.length; i += 1) {
-    for (const id of toolUseIds(messages[i - 1])) openUntil = Math.max(openUntil, answeredAt.get(id) ?? -1);
-    const head = messages[i];
+  messages.forEach((head, i) => {
+    const previous = messages[i - 1];
+    if (previous === undefined) return; // nothing to cut before the first message
+    for (const id of toolUseIds(previous)) openUntil = Math.max(openUntil, answeredAt.get(id) ?? -1);
     const startsClean = head.role === 'assistant' || toolResultIds(head).length === 0;
     if (startsClean && openUntil < i) points.push(i);
-  }
+  });
   return points;
 }
 
@@ -41,5 +42,5 @@ export function safeSplitPoints(messages: readonly MessageParam[]): number[] {
 export function chooseSplit(messages: readonly MessageParam[], keepLast = KEEP_LAST_MESSAGES): number | null {
   const limit = messages.length - keepLast;
   const points = safeSplitPoints(messages).filter((i) => i <= limit);
-  return points.length ? points[points.length - 1] : null;
+  return points.at(-1) ?? null;
 }

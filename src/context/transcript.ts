@@ -21,7 +21,7 @@ export function toParams(content: ContentBlock[]): ContentBlockParam[] {
       case 'redacted_thinking':
         return { type: 'redacted_thinking', data: block.data };
       default:
-        return block as unknown as ContentBlockParam;
+        return block;
     }
   });
 }

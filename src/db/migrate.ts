@@ -25,10 +25,10 @@ export function listMigrations(dir = MIGRATIONS_DIR): { id: string; file: string
   const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
   const seen = new Set<string>();
   return files.map((file) => {
-    const match = /^(\d{3})_[a-z0-9_]+\.sql$/.exec(file);
-    if (!match) throw new MigrationError(`migration file ${file} is not named NNN_name.sql`);
-    if (seen.has(match[1])) throw new MigrationError(`two migrations share number ${match[1]}`);
-    seen.add(match[1]);
+    const [, number] = /^(\d{3})_[a-z0-9_]+\.sql$/.exec(file) ?? [];
+    if (number === undefined) throw new MigrationError(`migration file ${file} is not named NNN_name.sql`);
+    if (seen.has(number)) throw new MigrationError(`two migrations share number ${number}`);
+    seen.add(number);
     return { id: file.replace(/\.sql$/, ''), file: join(dir, file) };
   });
 }

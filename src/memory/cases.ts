@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import { CaseRow, parseRows, type CaseRecord } from './schemas';
+import { firstRow } from '../db/rows';
 
 // One function per statement on memory_cases.
 
@@ -35,7 +36,7 @@ export async function upsertCase(
      RETURNING ${COLUMNS}`,
     [input.customerId, input.sourceRun, input.ticketId, input.orderIds, input.problem, input.resolution, input.closedOn, input.recordedAt],
   );
-  if (rows.length > 0) return { record: parseRows(CaseRow, rows, 'memory case')[0], written: true };
+  if (rows.length > 0) return { record: firstRow(parseRows(CaseRow, rows, 'memory case'), 'memory case written'), written: true };
   const existing = await getCaseByRun(client, input.customerId, input.sourceRun);
   if (!existing) throw new Error(`case for run ${input.sourceRun} vanished while being recorded`);
   return { record: existing, written: false };

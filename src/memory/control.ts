@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { withCustomer } from '../db/pool';
 import { appendAudit, listAudit } from './audit';
 import { deleteAllCases, listRecentCases } from './cases';
-import { classifyFact, type NoteKind, type ProfileField } from './classify';
+import { type NoteKind, type ProfileField } from './classify';
 import { MemoryInputError, NoteNotFoundError } from './errors';
 import { correctNoteText, deleteAllNotes, deleteNote, findNoteByKey, getNote, listAllNotes, lockCustomerMemory } from './notes';
 import { clearProfileForNote, deleteProfile, readProfile, setProfileField } from './profile';
@@ -39,7 +39,7 @@ export function parseCustomerId(value: unknown): string {
 
 /** Parses a note id (a positive whole number), or throws NoteNotFoundError naming it. */
 export function parseNoteId(value: unknown, customerId: string): number {
-  const text = String(value ?? '').trim();
+  const text = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
   if (!/^\d{1,15}$/.test(text) || Number(text) < 1) throw new NoteNotFoundError(text || '(none)', customerId);
   return Number(text);
 }

@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { NoteKind, ProfileField } from './classify';
 import { NoteRow, parseRows, type Note } from './schemas';
+import { firstRow } from '../db/rows';
 
 // One function per statement on memory_notes. Every statement names the customer as well as
 // relying on row-level security: the filter keeps the plans on the customer index, the policy
@@ -57,7 +58,7 @@ export async function insertNote(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
     [note.customerId, note.kind, note.subject, note.text, note.textKey, note.sourceRun, note.writtenAt, note.expiresAt, note.dueOn ?? null],
   );
-  return parseRows(NoteRow, rows, 'memory note')[0];
+  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note written');
 }
 
 /**
@@ -74,7 +75,7 @@ export async function refreshNote(
       WHERE customer_id = $1 AND note_id = $2 RETURNING ${COLUMNS}`,
     [input.customerId, input.noteId, input.text, input.textKey, input.writtenAt, input.expiresAt],
   );
-  return parseRows(NoteRow, rows, 'memory note')[0];
+  return firstRow(parseRows(NoteRow, rows, 'memory note'), 'memory note written');
 }
 
 /** Marks every other current note on `subject` as superseded by `byNoteId`; returns their ids. */

@@ -41,6 +41,11 @@ export function toActivityFailure(error: unknown): Error {
   if (!(error instanceof APIError) || error instanceof APIUserAbortError) {
     return error instanceof Error ? error : new Error(String(error));
   }
+  // `instanceof` fills APIError's type parameters with `any`; these are the SDK's own defaults.
+  return apiFailure(error as APIError);
+}
+
+function apiFailure(error: APIError): Error {
   const message = describe(error);
   const details = [{ status: error.status ?? null, request_id: error.requestID ?? null, error_code: error.errorCode }];
   if (error instanceof APIConnectionTimeoutError) {

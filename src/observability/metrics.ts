@@ -22,6 +22,9 @@ export interface OpenInvestigationCounts {
   waiting_for_customer: number;
 }
 
+/** The case statuses the open-investigation gauge reports, one label value each. */
+const OPEN_STATUSES = ['investigating', 'awaiting_approval', 'waiting_for_customer'] as const satisfies readonly (keyof OpenInvestigationCounts)[];
+
 /** Where the open-investigation gauges read from; set by startMetricsEndpoint. */
 export type OpenInvestigationSource = () => Promise<OpenInvestigationCounts>;
 
@@ -97,14 +100,16 @@ export class CaseworkMetrics {
   });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
-    const self = this;
+    // prom-client calls collect() with `this` bound to the gauge, so the metrics are reached by closure.
+    const inputTotals = this.inputTotals;
+    const openCounts = () => this.openCounts();
     new Gauge({
       name: METRIC.cacheHitRatio,
       help: 'Share of input tokens read from the prompt cache since the process started, by purpose: cache_read / (uncached + cache_write + cache_read).',
       labelNames: ['purpose'] as const,
       registers: [this.registry],
       collect() {
-        for (const [purpose, t] of self.inputTotals) {
+        for (const [purpose, t] of inputTotals) {
           const all = t.uncached + t.cache_write + t.cache_read;
           this.set({ purpose }, all === 0 ? 0 : t.cache_read / all);
         }
@@ -115,7 +120,7 @@ export class CaseworkMetrics {
       help: 'Investigations on this task queue waiting for a refund approval (cluster-wide, from Temporal visibility; every replica reports the same value, so aggregate with max).',
       registers: [this.registry],
       async collect() {
-        const counts = await self.openCounts();
+        const counts = await openCounts();
         if (counts) this.set(counts.awaiting_approval);
       },
     });
@@ -125,9 +130,9 @@ export class CaseworkMetrics {
       labelNames: ['status'] as const,
       registers: [this.registry],
       async collect() {
-        const counts = await self.openCounts();
+        const counts = await openCounts();
         if (!counts) return;
-        for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
+        for (const status of OPEN_STATUSES) this.set({ status }, counts[status]);
       },
     });
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });

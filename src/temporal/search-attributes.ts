@@ -3,7 +3,8 @@ import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { SA } from '../schemas/search-attributes';
 
-const INDEXED: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+/** The search attribute types casework uses, and how the operator service names each. */
+const INDEXED: Record<(typeof SA)[keyof typeof SA]['type'], temporal.api.enums.v1.IndexedValueType> = {
   [SearchAttributeType.KEYWORD]: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
   [SearchAttributeType.INT]: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
 };

@@ -81,5 +81,6 @@ export const COUNTED_REFUND_CODES: readonly string[] = ['RFS', 'RFP'];
 /** A code in words from `table`; an unknown code is named as such rather than guessed at. */
 export function describeCode(table: Readonly<Record<string, string>>, code: string | null | undefined): string {
   if (!code) return 'unknown';
-  return Object.prototype.hasOwnProperty.call(table, code) ? table[code] : `unrecognised code "${code}"`;
+  const words = Object.prototype.hasOwnProperty.call(table, code) ? table[code] : undefined;
+  return words ?? `unrecognised code "${code}"`;
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineTool } from './define';
 import { withCustomer } from '../../db/pool';
 import { excerpt } from '../../context/excerpt';
-import { isoTimestamp } from '../../db/rows';
+import { firstRow, isoTimestamp } from '../../db/rows';
 import { pageWindow } from './shape';
 
 /** Earlier tickets per page; review_tickets reads them all when a question needs every one. */
@@ -45,7 +45,7 @@ export function customerWords(body: string): string {
 /** get_earlier_tickets: page `page` of the customer's earlier tickets, newest first, each with an excerpt. */
 export async function readTickets(client: PoolClient, customerId: string, page: number): Promise<TicketsResult> {
   const counted = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM support_tickets WHERE customer_id = $1', [customerId]);
-  const window = pageWindow(counted.rows[0].n, page, TICKETS_PAGE_SIZE, 'tickets');
+  const window = pageWindow(firstRow(counted.rows, 'count of tickets').n, page, TICKETS_PAGE_SIZE, 'tickets');
   const { rows } = await client.query(
     `SELECT ticket_id, opened_at, status, order_id, subject, body FROM support_tickets
       WHERE customer_id = $1 ORDER BY opened_at DESC, ticket_id DESC LIMIT $2 OFFSET $3`,

@@ -4,7 +4,7 @@ import { COURIER_EVENT_CODES, DELIVERY_POD_TYPES, describeCode } from './codes';
 import { defineTool } from './define';
 import { requireOrder, type OrderRow } from './orders';
 import { withCustomer } from '../../db/pool';
-import { isoTimestamp } from '../../db/rows';
+import { firstRow, isoTimestamp } from '../../db/rows';
 import { describeDistance, distanceMetres, pageWindow } from './shape';
 
 /** Tracking events per page: enough to follow a journey, small enough to clear cheaply. */
@@ -72,7 +72,7 @@ export async function readTracking(client: PoolClient, customerId: string, order
     'SELECT count(*)::int AS n FROM tracking_events WHERE customer_id = $1 AND order_id = $2',
     [customerId, orderId],
   );
-  const window = pageWindow(counted.rows[0].n, page, TRACKING_PAGE_SIZE, 'events');
+  const window = pageWindow(firstRow(counted.rows, 'count of tracking events').n, page, TRACKING_PAGE_SIZE, 'events');
   const { rows } = await client.query(
     `SELECT occurred_at, code, pod_type, pod_photo_url, pod_signature, location_name, description, gps_lat, gps_lon, depot_note
        FROM tracking_events WHERE customer_id = $1 AND order_id = $2

@@ -183,8 +183,8 @@ function table(rows: ContextBenchRow[]): string[] {
     usd(r.cost_with_caching_usd),
     usd(r.cost_with_caching_and_pause_usd),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]?.length ?? 0)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
 }
 

@@ -37,8 +37,7 @@ export interface EventsBenchOptions {
 
 /** The value below which `p` of the sorted samples fall (nearest rank). */
 export function percentile(sorted: readonly number[], p: number): number {
-  if (!sorted.length) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
 }
 
 async function pass(options: EventsBenchOptions, concurrency: number, passTag: string): Promise<EventsBenchRow> {
@@ -57,7 +56,7 @@ async function pass(options: EventsBenchOptions, concurrency: number, passTag: s
       receivedAt: new Date().toISOString(),
     });
     const started = performance.now();
-    let status = 0;
+    let status: number;
     try {
       const res = await fetch(`${options.url}/events`, { method: 'POST', headers, body });
       status = res.status;
@@ -97,8 +96,8 @@ async function pass(options: EventsBenchOptions, concurrency: number, passTag: s
 export function eventsBenchTable(rows: readonly EventsBenchRow[]): string[] {
   const header = ['concurrency', 'events', 'accepted (202)', 'failed', 'seconds', 'events/s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'];
   const cells = rows.map((r) => [r.concurrency, r.sent, r.accepted, r.failed, r.seconds.toFixed(2), r.eventsPerSecond.toFixed(1), r.p50Ms.toFixed(1), r.p95Ms.toFixed(1), r.p99Ms.toFixed(1), r.maxMs.toFixed(1)].map(String));
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) => c.map((v, i) => v.padStart(widths[i])).join('  ');
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]?.length ?? 0)));
+  const line = (c: string[]) => c.map((v, i) => v.padStart(widths[i] ?? 0)).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];
 }
 

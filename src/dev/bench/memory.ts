@@ -4,6 +4,7 @@ import { createMemoryActivities } from '../../activities/memory';
 import { withCustomer } from '../../db/pool';
 import { SEARCH_SQL, searchParams } from '../../memory/search';
 import type { Embedder } from '../../memory/embedder';
+import { firstRow } from '../../db/rows';
 
 // How fast memory is at the start of a run and on recall() with a realistic amount of it:
 // 10,000 customers with 50 notes each (500,000 notes) by default. Seeding is done by Postgres
@@ -52,9 +53,12 @@ export const BENCH_PREFIX = 'bench_cust_';
 const CHUNK = 1000;
 const CASES_PER_CUSTOMER = 3;
 
+// The query whose plan the report shows.
+const RECALL_QUERY = 'same problem as last time, the courier left it at the wrong building again';
+
 const QUERIES = [
   'wrong building',
-  'same problem as last time, the courier left it at the wrong building again',
+  RECALL_QUERY,
   'refund',
   'damaged box',
   'charged twice',
@@ -143,7 +147,7 @@ SELECT $1 || lpad(c::text, $4::int, '0'), format('bench-run-%s-%s', c, k), forma
 
 async function chunkSeeded(pool: Pool, first: string): Promise<boolean> {
   const { rows } = await pool.query<{ present: boolean }>('SELECT EXISTS (SELECT 1 FROM memory_notes WHERE customer_id = $1) AS present', [first]);
-  return rows[0].present;
+  return firstRow(rows, 'whether the bench customers are seeded').present;
 }
 
 /** Seeds every chunk of benchmark customers not already present; returns whether any was written. */
@@ -215,8 +219,8 @@ export async function explainRecall(appPool: Pool, customerId: string, text: str
   return withCustomer(appPool, customerId, async (client) => {
     const params = searchParams({ customerId, text, now: new Date().toISOString(), limit: 6 });
     const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${SEARCH_SQL}`, params);
-    const plan = (rows[0] as Record<string, unknown>)['QUERY PLAN'] as { 'Execution Time': number }[];
-    return { indexes: [...indexesIn(plan)].sort(), execution_ms: plan[0]['Execution Time'], plan };
+    const plan = (firstRow(rows, 'EXPLAIN') as Record<string, unknown>)['QUERY PLAN'] as { 'Execution Time': number }[];
+    return { indexes: [...indexesIn(plan)].sort(), execution_ms: firstRow(plan, 'EXPLAIN plan')['Execution Time'], plan };
   });
 }
 
@@ -258,6 +262,7 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
             (SELECT count(*) FROM memory_cases WHERE customer_id BETWEEN $1 AND $2) AS cases`,
     [benchCustomerId(1, customers, prefix), benchCustomerId(customers, customers, prefix)],
   );
+  const namespaceCounts = firstRow(counts.rows, 'notes and cases in the bench namespace');
 
   const memory = createMemoryActivities({ pool: options.appPool, embedder });
   const next = random(42);
@@ -292,8 +297,8 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
   const report: MemoryBenchReport = {
     customers,
     notes_per_customer: notesPerCustomer,
-    notes_in_namespace: Number(counts.rows[0].notes),
-    cases_in_namespace: Number(counts.rows[0].cases),
+    notes_in_namespace: Number(namespaceCounts.notes),
+    cases_in_namespace: Number(namespaceCounts.cases),
     seeded_now: seededNow,
     seed_seconds: seedSeconds,
     load_memory: stats(loadMs),

@@ -200,8 +200,9 @@ const SHIPMENT_STATUS_BY_SCAN: Readonly<Record<string, string>> = { MAN: 'LBL', 
 
 /** The shipments row for a parcel: NorthX, status from its latest scan, created at its first. */
 export function shipmentRow(parcel: Parcel): ShipmentRow {
-  const first = parcel.scans[0];
-  const last = parcel.scans[parcel.scans.length - 1];
+  const [first] = parcel.scans;
+  const last = parcel.scans.at(-1);
+  if (!first || !last) throw new Error(`parcel ${parcel.shipment_id} has no scans`);
   return {
     shipment_id: parcel.shipment_id,
     customer_id: parcel.customer_id,

@@ -75,7 +75,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     await waitForHealth(cli, address, child, 60_000);
   } catch (error) {
     child.kill('SIGKILL');
-    throw new Error(`${(error as Error).message}${stderr ? `\n${stderr}` : ''}`);
+    throw new Error(`${(error as Error).message}${stderr ? `\n${stderr}` : ''}`, { cause: error });
   }
   return {
     address,

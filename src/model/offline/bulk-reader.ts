@@ -59,7 +59,7 @@ export function readTickets(text: string): ReadTicket[] {
       const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2) ?? '';
       const bodyStart = lines.findIndex((l) => l.startsWith('subject: ')) + 1;
       return {
-        id: lines[0].trim(),
+        id: (lines[0] ?? '').trim(),
         opened: field('opened'),
         order: field('order'),
         subject: field('subject'),

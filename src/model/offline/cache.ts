@@ -96,6 +96,13 @@ function prefixHashes(parts: Segment[]): string[] {
   });
 }
 
+/** Element `i` of a per-block array; every index comes from the request's own blocks, so a miss is a bug. */
+function at<T>(xs: readonly T[], i: number): T {
+  const x = xs[i];
+  if (x === undefined) throw new RangeError(`block ${i} is outside the request's ${xs.length} blocks`);
+  return x;
+}
+
 /** The outcome of one request against the cache. */
 export interface CacheResult {
   usage: TokenUsage;
@@ -122,22 +129,22 @@ export function simulateCache(
   const hashes = prefixHashes(parts);
   const upTo: number[] = [];
   parts.reduce((sum, part, i) => (upTo[i] = sum + part.tokens), 0);
-  const total = upTo.length ? upTo[upTo.length - 1] : 0;
+  const total = upTo.at(-1) ?? 0;
   const breakpoints = parts.flatMap((part, i) => (part.breakpoint ? [i] : []));
 
   let readEnd = -1;
   for (const b of breakpoints) {
     for (let j = b; j >= Math.max(0, b - lookbackBlocks); j -= 1) {
-      if (j > readEnd && entries[hashes[j]] !== undefined) readEnd = j;
+      if (j > readEnd && entries[at(hashes, j)] !== undefined) readEnd = j;
     }
   }
-  const read = readEnd >= 0 ? upTo[readEnd] : 0;
-  const cacheable = breakpoints.filter((b) => upTo[b] >= minCacheableTokens);
-  const writeEnd = cacheable.length ? cacheable[cacheable.length - 1] : -1;
-  const written = writeEnd > readEnd ? upTo[writeEnd] - read : 0;
+  const read = readEnd >= 0 ? at(upTo, readEnd) : 0;
+  const cacheable = breakpoints.filter((b) => at(upTo, b) >= minCacheableTokens);
+  const writeEnd = cacheable.at(-1) ?? -1;
+  const written = writeEnd > readEnd ? at(upTo, writeEnd) - read : 0;
 
-  for (const b of cacheable) entries[hashes[b]] = nowMs + ttlMs;
-  if (readEnd >= 0) entries[hashes[readEnd]] = nowMs + ttlMs;
+  for (const b of cacheable) entries[at(hashes, b)] = nowMs + ttlMs;
+  if (readEnd >= 0) entries[at(hashes, readEnd)] = nowMs + ttlMs;
 
   return {
     usage: {

@@ -98,13 +98,14 @@ export function notesFromTranscript(text: string): CaseNotes {
   const notes: CaseNotes = { order_ids: [], customer_problem: '', facts_established: [], already_offered: [], customer_wants: '', open_questions: [] };
   for (const entry of entries) {
     const pattern = entry.kind === 'tool call' || entry.kind === 'tool result' ? ORDER_IN_JSON : ORDER_IN_TEXT;
-    for (const match of entry.body.matchAll(pattern)) pushOnce(notes.order_ids, match[1]);
+    for (const [, orderId] of entry.body.matchAll(pattern)) if (orderId) pushOnce(notes.order_ids, orderId);
     if (entry.kind === 'customer') {
       const said = sentences(entry.body);
       const problem = said.filter((s) => PROBLEM.test(s) && !s.endsWith('?'));
       if (!notes.customer_problem && problem.length) notes.customer_problem = clip(problem.slice(0, 2).join(' '), 240);
       const wants = said.filter((s) => WANT.test(s));
-      if (wants.length) notes.customer_wants = clip(wants[wants.length - 1], 200);
+      const lastWant = wants.at(-1);
+      if (lastWant) notes.customer_wants = clip(lastWant, 200);
       for (const question of said.filter((s) => s.endsWith('?'))) pushOnce(notes.open_questions, clip(question, 200));
     } else if (entry.kind === 'assistant') {
       for (const offer of sentences(entry.body).filter((s) => OFFER.test(s) && !s.endsWith('?'))) pushOnce(notes.already_offered, clip(offer, 240));

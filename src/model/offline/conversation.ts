@@ -1,6 +1,15 @@
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { CUSTOMER_PREFIX, DECISION_PREFIX, STUB } from '../../context/wire';
 
+/** A tool input or result field as text: strings and numbers as they are, objects as JSON, nothing as `fallback`. */
+export function asText(value: unknown, fallback = ''): string {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return JSON.stringify(value) ?? fallback;
+}
+
+
 /** One tool call the model made, with its result if visible. */
 export interface SeenCall {
   id: string;
@@ -114,10 +123,9 @@ export function readConversation(messages: MessageParam[]): ConversationView {
 
 /** The latest visible, uncleared, successful result of a tool (optionally for an order). */
 export function latestResult<T = Record<string, unknown>>(calls: SeenCall[], name: string, orderId?: string): T | undefined {
-  for (let i = calls.length - 1; i >= 0; i -= 1) {
-    const call = calls[i];
+  for (const call of [...calls].reverse()) {
     if (call.name !== name || call.isError || call.cleared || call.result === undefined) continue;
-    if (orderId !== undefined && call.input.order_id !== undefined && String(call.input.order_id) !== orderId) continue;
+    if (orderId !== undefined && call.input.order_id !== undefined && asText(call.input.order_id) !== orderId) continue;
     return call.result as T;
   }
   return undefined;
@@ -125,5 +133,5 @@ export function latestResult<T = Record<string, unknown>>(calls: SeenCall[], nam
 
 /** True when the tool was called (answered, cleared or failed) in these calls, optionally for an order. */
 export function called(calls: SeenCall[], name: string, orderId?: string): boolean {
-  return calls.some((c) => c.name === name && (orderId === undefined || String(c.input.order_id ?? '') === orderId));
+  return calls.some((c) => c.name === name && (orderId === undefined || asText(c.input.order_id) === orderId));
 }

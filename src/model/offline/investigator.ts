@@ -1,6 +1,6 @@
 import type { ContentBlock, StopReason } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelRequest } from '../../schemas/model';
-import { called, latestResult, readConversation, type ConversationView, type SeenCall } from './conversation';
+import { asText, called, latestResult, readConversation, type ConversationView, type SeenCall } from './conversation';
 import { composeFollowUp, composeReply, money, type CaseFacts, type CaseKind } from './replies';
 
 /** What the investigator decided this step: tool calls (with an optional opening line) or a reply. */
@@ -30,7 +30,8 @@ function orderIdIn(text: string): string | undefined {
 function factToRemember(text: string): string | undefined {
   for (const pattern of REMEMBER_PATTERNS) {
     const match = pattern.exec(text);
-    if (match) return match[1].trim().replace(/^[,;:\s]+/, '');
+    const fact = match?.[1];
+    if (fact !== undefined) return fact.trim().replace(/^[,;:\s]+/, '');
   }
   return undefined;
 }
@@ -83,7 +84,7 @@ function classify(text: string, order: Obj | undefined, tracking: Obj | undefine
   if (/wrong building|block [a-z]\b/i.test(text) || events.includes('wrong building')) return 'wrong_building';
   if (/address (incorrect|wrong)|wrong address|incorrect address/.test(events) || /wrong address|blam/i.test(text)) return 'courier_blames_address';
   if (/never (arrived|came|got)|not (received|arrived)|didn'?t (arrive|get)|missing/i.test(text)) return 'not_delivered';
-  if (String(order?.status ?? '').toLowerCase().includes('deliver')) return 'not_delivered';
+  if (asText(order?.status).toLowerCase().includes('deliver')) return 'not_delivered';
   return 'general';
 }
 
@@ -98,7 +99,7 @@ const POLICY_TOPIC: Record<CaseKind, string> = {
 function duplicateAmount(payments: Obj | undefined): number | undefined {
   const charges = (payments?.charges as Obj[] | undefined) ?? [];
   if (charges.length < 2) return undefined;
-  return Number(charges[charges.length - 1].amount_cents) || undefined;
+  return Number(charges.at(-1)?.amount_cents) || undefined;
 }
 
 function refundAmount(kind: CaseKind, order: Obj | undefined, payments: Obj | undefined): number | undefined {
@@ -114,7 +115,7 @@ function refundAmount(kind: CaseKind, order: Obj | undefined, payments: Obj | un
 /** Needs a fresh result of `name`: never called, or called and since cleared (so call again). */
 function needs(calls: SeenCall[], name: string, orderId?: string): boolean {
   if (latestResult(calls, name, orderId) !== undefined) return false;
-  const tries = calls.filter((c) => c.name === name && (orderId === undefined || String(c.input.order_id ?? '') === orderId));
+  const tries = calls.filter((c) => c.name === name && (orderId === undefined || asText(c.input.order_id) === orderId));
   return tries.length === 0 || tries.every((c) => c.cleared);
 }
 
@@ -156,7 +157,7 @@ export function decide(request: ModelRequest): Decision {
       if (needs(calls, 'list_orders')) return { text: sorry, calls: [...opening, { name: 'list_orders', input: {} }] };
     } else {
       const list = (orders.orders as Obj[] | undefined) ?? [];
-      orderId = String(list.find((o) => String(o.order_id) !== earlierOrder)?.order_id ?? list[0]?.order_id ?? '');
+      orderId = asText(list.find((o) => asText(o.order_id) !== earlierOrder)?.order_id ?? list[0]?.order_id);
     }
   }
   if (!orderId) return { text: 'I could not find an order on your account. Could you tell me the order number?', calls: [] };
@@ -168,19 +169,19 @@ export function decide(request: ModelRequest): Decision {
   const order = latestResult<Obj>(everything, 'get_order', orderId);
   if (!order && called(calls, 'get_order', orderId)) {
     const failure = calls.find((c) => c.name === 'get_order' && c.isError);
-    return { text: `I could not look up order ${orderId}: ${String(failure?.result ?? 'unknown error')} Could you check the order number?`, calls: [] };
+    return { text: `I could not look up order ${orderId}: ${asText(failure?.result, 'unknown error')} Could you check the order number?`, calls: [] };
   }
 
   // Pages already read count even when their results were cleared since; with nothing of the
   // tracking left in view, page 1 is read again for the reply.
   const pagesRead = everything.filter((c) => c.name === 'get_tracking_events' && String(c.input.order_id) === orderId && !c.isError);
   const trackingPages = pagesRead.filter((c) => !c.cleared);
-  const lastRead = pagesRead[pagesRead.length - 1];
+  const lastRead = pagesRead.at(-1);
   const lastPage = lastRead?.result as Obj | undefined;
   if (trackingPages.length === 0) {
     return { calls: [{ name: 'get_tracking_events', input: { order_id: orderId, page: 1 } }] };
   }
-  if (!lastRead.cleared && lastPage?.next_page && pagesRead.length < 3) {
+  if (lastRead && !lastRead.cleared && lastPage?.next_page && pagesRead.length < 3) {
     return { calls: [{ name: 'get_tracking_events', input: { order_id: orderId, page: Number(lastPage.next_page) } }] };
   }
   if (needs(everything, 'get_payments', orderId)) return { calls: [{ name: 'get_payments', input: { order_id: orderId } }] };
@@ -240,7 +241,7 @@ export function toContent(decision: Decision, idSeed: string): { content: Conten
   const content: ContentBlock[] = [];
   if (decision.text) content.push({ type: 'text', text: decision.text, citations: null });
   decision.calls.forEach((call, index) => {
-    content.push({ type: 'tool_use', id: `toolu_off_${idSeed}_${index}`, name: call.name, input: call.input, caller: { type: 'direct' } } as ContentBlock);
+    content.push({ type: 'tool_use', id: `toolu_off_${idSeed}_${index}`, name: call.name, input: call.input, caller: { type: 'direct' } });
   });
   return { content, stop_reason: decision.calls.length ? 'tool_use' : 'end_turn' };
 }

@@ -1,4 +1,4 @@
-import type { SeenCall } from './conversation';
+import { asText, type SeenCall } from './conversation';
 
 /** The kinds of case the offline investigator tells apart. */
 export type CaseKind = 'double_charge' | 'not_delivered' | 'wrong_building' | 'courier_blames_address' | 'general';
@@ -36,14 +36,14 @@ function latestEvent(tracking: Obj | undefined): Obj | undefined {
 
 function describeEvent(event: Obj | undefined): string {
   if (!event) return 'no tracking events';
-  const where = event.location ? ` at ${String(event.location)}` : '';
-  const when = event.at ? ` on ${String(event.at).slice(0, 10)}` : '';
-  const detail = event.detail ? ` (${String(event.detail)})` : '';
+  const where = event.location ? ` at ${asText(event.location)}` : '';
+  const when = event.at ? ` on ${asText(event.at).slice(0, 10)}` : '';
+  const detail = event.detail ? ` (${asText(event.detail)})` : '';
   return `"${String(event.status)}"${where}${when}${detail}`;
 }
 
 function firstSentence(text: unknown): string {
-  const s = String(text ?? '').trim();
+  const s = asText(text).trim();
   const end = s.search(/[.!?](\s|$)/);
   return end > 0 ? s.slice(0, end + 1) : s;
 }
@@ -53,7 +53,7 @@ function refundSentence(facts: CaseFacts): string {
   if (!request) return '';
   if (typeof request.error === 'string') return `I could not request a refund: ${request.error}`;
   if (request.decision === 'approved') {
-    const refundId = facts.refund?.refund_id ? ` (refund ${String(facts.refund.refund_id)})` : '';
+    const refundId = facts.refund?.refund_id ? ` (refund ${asText(facts.refund.refund_id)})` : '';
     const amount = facts.refund?.amount_cents ?? request.amount_cents;
     return facts.refund
       ? `A refund of ${money(amount)} was approved by ${String(request.decided_by)} and has been issued${refundId}; your bank may take a few days to show it.`
@@ -63,7 +63,7 @@ function refundSentence(facts: CaseFacts): string {
     return `I have asked for a refund of ${money(request.amount_cents)}; a colleague is reviewing it now, and I will write again here as soon as it is decided.`;
   }
   if (request.decision === 'denied') {
-    return `I asked for a refund, but it was not approved (${String(request.reason ?? 'no reason given')}). A colleague will follow up with the next step.`;
+    return `I asked for a refund, but it was not approved (${asText(request.reason, 'no reason given')}). A colleague will follow up with the next step.`;
   }
   return '';
 }
@@ -75,7 +75,7 @@ export function composeReply(facts: CaseFacts): string {
   if (facts.earlierOrder && facts.earlierOrder !== facts.orderId) {
     lines.push(`I'm sorry this has happened again after order ${facts.earlierOrder}.`);
   }
-  lines.push(`I've looked into order ${facts.orderId} (${money(order.total_cents)}, status: ${String(order.status ?? 'unknown')}, order record).`);
+  lines.push(`I've looked into order ${facts.orderId} (${money(order.total_cents)}, status: ${asText(order.status, 'unknown')}, order record).`);
   const event = latestEvent(facts.tracking);
   switch (facts.kind) {
     case 'double_charge': {
@@ -85,14 +85,14 @@ export function composeReply(facts: CaseFacts): string {
     }
     case 'courier_blames_address':
       lines.push(
-        `The courier's latest tracking event is ${describeEvent(event)} (tracking), but the delivery address on the order is ${String(order.delivery_address ?? 'on file')} (order record), so the address was not the problem.`,
+        `The courier's latest tracking event is ${describeEvent(event)} (tracking), but the delivery address on the order is ${asText(order.delivery_address, 'on file')} (order record), so the address was not the problem.`,
       );
       break;
     default:
       lines.push(`The courier's latest tracking event is ${describeEvent(event)}; I read ${facts.trackingEventsSeen} tracking events (tracking).`);
   }
   if (facts.review?.answer) lines.push(`From your earlier tickets: ${firstSentence(facts.review.answer)} (earlier tickets).`);
-  if (facts.policy?.title) lines.push(`Our policy "${String(facts.policy.title)}" says: ${firstSentence(facts.policy.text)} (policy).`);
+  if (facts.policy?.title) lines.push(`Our policy "${asText(facts.policy.title)}" says: ${firstSentence(facts.policy.text)} (policy).`);
   const refund = refundSentence(facts);
   const refunded = Number(facts.payments?.refunded_cents ?? 0);
   if (refund) lines.push(refund);
