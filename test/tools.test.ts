@@ -297,6 +297,19 @@ describe('request_refund', () => {
     await decide(dana, first.request_id, 'denied', 'support-lead', 'test cleanup');
   });
 
+  it("lets a request its investigation never decided expire, so it stops holding the order's amount", async () => {
+    const total = await totalOf('5102');
+    const input = { order_id: '5102', amount_cents: total, reason: 'Never received; its investigation was terminated.' };
+    const abandoned = await ok('request_refund', input, dana, { workflowId: unique('investigation'), toolUseId: unique('toolu') });
+    // Its investigation ended without a decision, and the expiry has passed.
+    await db.admin.query("UPDATE refund_requests SET expires_at = now() - interval '1 minute' WHERE request_id = $1", [abandoned.request_id]);
+    const fresh = await ok('request_refund', input, dana, { workflowId: unique('investigation'), toolUseId: unique('toolu') });
+    assert.equal(fresh.amount_cents, total, 'the full amount can be requested again');
+    const [row] = await asCustomer<{ status: string }>(dana, 'SELECT status FROM refund_requests WHERE request_id = $1', [abandoned.request_id]);
+    assert.equal(row?.status, 'expired');
+    await decide(dana, fresh.request_id, 'denied', 'support-lead', 'test cleanup');
+  });
+
   it('treats the same tool_use id in another workflow as a different request', async () => {
     const input = { order_id: '4996', amount_cents: 500, reason: 'Goodwill for a late delivery.' };
     const a = await ok('request_refund', input, dana, { workflowId: unique('investigation'), toolUseId: 'toolu_shared' });

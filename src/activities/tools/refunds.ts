@@ -60,8 +60,17 @@ async function requestById(client: PoolClient, customerId: string, requestId: st
   return rows.length ? RequestRow.parse(rows[0]) : undefined;
 }
 
-/** Requests on an order still waiting for a decision or for their refund: money already spoken for. */
+/**
+ * Requests on an order still waiting for a decision or for their refund: money already spoken
+ * for. Requests left undecided past their expiry (their investigation ended without deciding)
+ * are marked expired first, so they stop reserving the amount.
+ */
 async function openRequests(client: PoolClient, customerId: string, orderId: string): Promise<RequestRow[]> {
+  await client.query(
+    `UPDATE refund_requests SET status = 'expired'
+      WHERE customer_id = $1 AND order_id = $2 AND status = 'awaiting_approval' AND expires_at <= now()`,
+    [customerId, orderId],
+  );
   const { rows } = await client.query(
     `SELECT ${REQUEST_COLUMNS} FROM refund_requests
       WHERE customer_id = $1 AND order_id = $2 AND status IN ('awaiting_approval', 'approved') ORDER BY requested_at, request_id`,
