@@ -54,7 +54,7 @@ describe('a whole investigation', () => {
     assert.match(followUp.lastReply!, /refund/i);
 
     // The same event delivered twice is seen once: closing the ticket afterwards shows no new step.
-    await deliverEvent(ctx.tw.client, { ...event, type: 'ticket.message', eventId: `${event.eventId}-2`, message: 'Thanks! When will I see the money?' }, { taskQueue: ctx.tw.taskQueue, settings: settingsWith() });
+    await deliverEvent(ctx.tw.client, ctx.db.app, { ...event, type: 'ticket.message', eventId: `${event.eventId}-2`, message: 'Thanks! When will I see the money?' }, { taskQueue: ctx.tw.taskQueue, settings: settingsWith() });
 
     // Closing the ticket records the case in the customer's memory.
     const closed = await send(ctx.tw, { ...event, type: 'ticket.closed', eventId: `${event.eventId}-closed`, message: '' });

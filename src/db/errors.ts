@@ -21,6 +21,11 @@ const UNAVAILABLE_CODES = new Set(['57P01', '57P03', '08000', '08001', '08003', 
 /** Maps a pg error to casework's typed errors by SQLSTATE; returns other errors unchanged. */
 export function mapPgError(error: unknown): unknown {
   const code = (error as { code?: unknown })?.code;
+  // pg's own connection failures carry no code: a pool that waited out connectionTimeoutMillis,
+  // or a server that went away mid-query. Both mean "Postgres is not there now".
+  if (typeof code !== 'string' && error instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)) {
+    return new DatabaseUnavailableError(`Postgres is unreachable: ${error.message}`);
+  }
   if (typeof code !== 'string') return error;
   if (CONSTRAINT_CODES.has(code)) return new ConstraintError((error as Error).message, code);
   if (UNAVAILABLE_CODES.has(code) || ['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND'].includes(code)) {

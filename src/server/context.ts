@@ -26,6 +26,8 @@ export interface RequestLog {
   principal?: string;
   /** For 5xx answers: the error's name and message, for the operator. */
   error?: string;
+  /** Why the gate refused a ticket event (db/tickets.ts); such a line is a warning. */
+  refused?: string;
 }
 
 /** What the request handler needs; the server wires real ones, tests their own. */
@@ -50,6 +52,7 @@ export interface Trace {
   customerId?: string;
   principal?: string;
   error?: string;
+  refused?: string;
 }
 
 /** Seconds a caller should wait before resending after a 503. */
