@@ -30,5 +30,6 @@ export async function postEvent(ctx: RouteContext, req: IncomingMessage, trace: 
       if (error instanceof InvestigationNotFoundError) throw new HttpError(404, error.message);
       throw error;
     });
-  return { status: 202, body: { workflowId: delivered.workflowId, eventId: event.eventId, ...(delivered.duplicate ? { duplicate: true } : {}) } };
+  // A duplicate is answered exactly as its first delivery was: the sender did nothing wrong.
+  return { status: 202, body: { workflowId: delivered.workflowId, eventId: event.eventId } };
 }
