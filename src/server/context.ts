@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import type { InvestigationSettings } from '../schemas/investigation';
 import { investigationSettings } from '../settings';
 import { createAuthenticator, type Authenticator, type Principal } from './auth';
+import { kindOf } from '../errors';
 import { HttpError } from './http';
 import { isTemporalUnavailable } from './unavailable';
 
@@ -97,7 +98,8 @@ export function createRouteContext(deps: AppDeps): RouteContext {
       try {
         return await deps.client.withDeadline(Date.now() + timeoutMs, fn);
       } catch (error) {
-        if (isTemporalUnavailable(error)) throw new TemporalDown(what);
+        // casework's own errors already say what is down (a Postgres outage inside the call is not Temporal's).
+        if (kindOf(error) === undefined && isTemporalUnavailable(error)) throw new TemporalDown(what);
         throw error;
       }
     },
