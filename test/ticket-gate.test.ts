@@ -10,9 +10,10 @@ import { admitEvent, EventRefusedError } from '../src/db/tickets';
 import { METRIC, processMetrics } from '../src/observability/metrics';
 import type { RequestLog } from '../src/server/app';
 import { startServer, type RunningServer } from '../src/server/start';
-import { unique } from './support/db';
+import type { Database } from '../src/db/pool';
+import { openTestDatabase, unique } from './support/db';
 import { example, ticket } from './support/investigate';
-import { seededWorker } from './support/temporal';
+import { startTestWorker, type TestWorker } from './support/temporal';
 
 // The gate in front of every investigation, over real HTTP and the CLI, against the suite's
 // Temporal dev server, a worker with the offline model, and real Postgres: a ticket belongs to
@@ -20,17 +21,21 @@ import { seededWorker } from './support/temporal';
 // delivered once, for good.
 
 const TRUSTED = 'tk_gate_trusted_0123456789abcdef';
-const ctx = seededWorker();
+const ctx = {} as { db: Database; tw: TestWorker };
 let server: RunningServer;
 let config: Config;
 const logs: RequestLog[] = [];
 
 before(async () => {
+  ctx.db = await openTestDatabase({ seed: true });
+  ctx.tw = await startTestWorker({ pool: ctx.db.app });
   config = { ...ctx.tw.config, CASEWORK_API_KEYS: `${TRUSTED}:*` };
   server = await startServer({ client: ctx.tw.client, pool: ctx.db.app, config, log: (e) => logs.push(e) }, 0);
 });
 after(async () => {
   await server?.close();
+  await ctx.tw?.stop();
+  await ctx.db?.close();
 });
 
 async function post(body: unknown): Promise<{ status: number; body: Record<string, any> }> {
