@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     const accepted: number[] = [];
     for (let i = 0; i < SAMPLES; i++) {
       const event = exampleEvent(i % 2 ? 'double-charge' : 'dana-5102', `upd${Date.now().toString(36)}${i}`);
-      const { workflowId } = await deliverEvent(stack.client, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config) });
+      const { workflowId } = await deliverEvent(stack.client, stack.db.app, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config) });
       const paused = await waitUntilSettled(stack.client, workflowId, { pollMs: 50 });
       if (!paused.pendingApproval) continue;
       const requestId = paused.pendingApproval.request_id;

@@ -32,6 +32,8 @@ export const ConfigSchema = z.object({
   CASEWORK_MODEL: z.string().default('claude-sonnet-4-5'),
   CASEWORK_MAX_TOKENS: int(2048),
   CASEWORK_MODEL_TIMEOUT_MS: int(120_000),
+  /** How long one attempt to reach Temporal may take before it is retried once, then reported. */
+  CASEWORK_CONNECT_TIMEOUT_MS: int(6_000),
   /** Most model calls for one customer turn before the case goes to a person. */
   CASEWORK_MAX_STEPS: int(40),
   CASEWORK_MAX_STEPS_PER_RUN: int(500),

@@ -16,7 +16,7 @@ import { instrumentModel } from './observability/instrument-model';
 import { installTelemetry } from './observability/logging';
 import { processMetrics, type CaseworkMetrics } from './observability/metrics';
 import { connectClient } from './temporal/client';
-import { connectionOptions, withConnectTimeout } from './temporal/connection';
+import { CONNECT_ATTEMPTS, connectionOptions, withConnectTimeout } from './temporal/connection';
 
 /** Workflow interceptor modules (log attributes: customer, ticket, step); a prebuilt bundle must be built with them. */
 export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./observability/workflow-interceptors')];
@@ -63,7 +63,10 @@ export interface WorkerDeps {
 export function connectWorker(config: Config): Promise<NativeConnection> {
   // The Temporal runtime (logger, metrics exporter) must be installed before its first connection.
   installTelemetry(config);
-  return withConnectTimeout(config.TEMPORAL_ADDRESS, () => NativeConnection.connect(connectionOptions(config)));
+  return withConnectTimeout(config.TEMPORAL_ADDRESS, () => NativeConnection.connect(connectionOptions(config)), {
+    timeoutMs: config.CASEWORK_CONNECT_TIMEOUT_MS,
+    attempts: CONNECT_ATTEMPTS,
+  });
 }
 
 /** The casework worker: the Investigation workflow and every activity, on TEMPORAL_TASK_QUEUE. */

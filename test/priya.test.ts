@@ -13,7 +13,7 @@ const ctx = seededWorker({ model });
 
 test('conversation two opens with her profile and last case, and the reply names order 4471', async () => {
   const first = example('priya-1');
-  const one = await runToReply(ctx.tw.client, ctx.tw.config, first);
+  const one = await runToReply(ctx.tw.client, ctx.tw.pool, ctx.tw.config, first);
   assert.match(one.lastReply!, /4471/);
   const closed = await send(ctx.tw, { ...first, type: 'ticket.closed', eventId: `${first.eventId}-closed`, message: '' });
   assert.equal(closed.status, 'closed');

@@ -51,7 +51,7 @@ async function until(workflowId: string, ok: (s: InvestigationStatus) => boolean
 test('a waiting refund request is reminded after 24 h and denied automatically after 72 h', async () => {
   const event = example('dana-5102');
   // Batches only every 50 steps here, so the clearing after the wait can only be the cold-cache rule.
-  const { workflowId } = await deliverEvent(env.client, event, { taskQueue, settings: settingsWith({ CASEWORK_CLEAR_EVERY: '50' }) });
+  const { workflowId } = await deliverEvent(env.client, null, event, { taskQueue, settings: settingsWith({ CASEWORK_CLEAR_EVERY: '50' }) });
   const waiting = await until(workflowId, (s) => s.status === 'awaiting_approval');
   assert.equal(waiting.pendingApproval!.reminded, false);
 

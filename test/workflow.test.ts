@@ -275,7 +275,7 @@ describe('the conversation', () => {
   test('the same event delivered twice is seen once', async () => {
     const { event, id } = scripted('Order 5102 never arrived.', [answer('Looking into it.'), answer('Still on it.')]);
     const first = await run(event);
-    await deliverEvent(ctx.tw.client, event, { taskQueue: ctx.tw.taskQueue, settings: settingsWith() });
+    await deliverEvent(ctx.tw.client, ctx.tw.pool, event, { taskQueue: ctx.tw.taskQueue, settings: settingsWith() });
     const next = await run({ ...event, type: 'ticket.message', eventId: `${event.eventId}-2`, message: 'Any news?' });
     assert.equal(next.step, first.step + 1, 'only the new event made a step');
     const sent = model.requests(id, 'investigate');

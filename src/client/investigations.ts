@@ -1,9 +1,13 @@
-import { CaseworkError, NotFoundError } from '../errors';
+import { CaseworkError, NotFoundError, NotYetError, UnavailableError } from '../errors';
 import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
 } from '@temporalio/client';
+import type { Pool } from 'pg';
+import { admitEvent, EventRefusedError, markDelivered } from '../db/tickets';
+import { processMetrics } from '../observability/metrics';
 import type { TicketEvent } from '../schemas/event';
 import { investigationId } from '../schemas/event';
 import type { InvestigationSettings, InvestigationStatus, RefundDecision } from '../schemas/investigation';
@@ -17,37 +21,100 @@ import { investigation } from '../workflows/investigation';
 /** The investigation does not exist (never started, or its id is mistyped). */
 export class InvestigationNotFoundError extends NotFoundError {}
 
-/** A refund decision the workflow's validator refused; the message says why (already decided is a conflict). */
+/**
+ * A refund decision the workflow's validator refused; the message says why. The kind comes
+ * from the failure's type (DecisionConflict, DecisionRefused); histories from before the types
+ * existed fall back to the message (already decided is a conflict).
+ */
 export class DecisionRejectedError extends CaseworkError {
-  constructor(message: string) {
-    super(/already been decided/.test(message) ? 'conflict' : 'refused', message);
+  constructor(message: string, kind?: 'conflict' | 'refused') {
+    super(kind ?? (/already been decided/.test(message) ? 'conflict' : 'refused'), message);
   }
+}
+
+/** A decision that came before its request is pending (the validator's DecisionNotYet): the same decision succeeds shortly. */
+export class DecisionNotYetError extends NotYetError {}
+
+/** No worker ran the decision's validator in time (none polls, or all are busy): retry once one runs. */
+export class NoWorkerAnsweredError extends UnavailableError {}
+
+/** The failure types the refund-decision validator throws (ApplicationFailure.type). */
+export const DECISION_FAILURE = { notYet: 'DecisionNotYet', conflict: 'DecisionConflict', refused: 'DecisionRefused' } as const;
+
+const DEADLINE_EXCEEDED = 4;
+
+/** True when an error (or a cause) is the update RPC's own timeout: the server kept the call, no worker answered it. */
+function isUpdateTimeout(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 8; depth++) {
+    if (current instanceof WorkflowUpdateRPCTimeoutOrCancelledError || current.name === 'WorkflowUpdateRPCTimeoutOrCancelledError') return true;
+    if ((current as { code?: unknown }).code === DEADLINE_EXCEEDED) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** The validator's refusal as casework's error, by its failure type, else by its words. */
+function decisionError(error: WorkflowUpdateFailedError): CaseworkError {
+  const cause = error.cause instanceof Error ? error.cause : undefined;
+  const message = firstLine(cause?.message ?? error.message);
+  const type = cause && 'type' in cause && typeof cause.type === 'string' ? cause.type : undefined;
+  if (type === DECISION_FAILURE.notYet) return new DecisionNotYetError(`not yet: retry shortly (${message})`);
+  if (type === DECISION_FAILURE.conflict) return new DecisionRejectedError(`refund decision refused: ${message}`, 'conflict');
+  if (type === DECISION_FAILURE.refused) return new DecisionRejectedError(`refund decision refused: ${message}`, 'refused');
+  return new DecisionRejectedError(`refund decision refused: ${message}`);
+}
+
+/** A message's first line: a failure's message can carry a stack the caller must never see. */
+function firstLine(message: string): string {
+  return message.split('\n').find((line) => line.trim() && !/^\s+at /.test(line))?.trim() ?? message;
 }
 
 /** Where an event went. */
 export interface Delivered {
   workflowId: string;
-  runId: string;
+  /** The run the event reached; absent for a duplicate, which reached nothing. */
+  runId?: string;
   /** True when this event started a new run; false when it signalled a running one. */
   action: 'started_or_signalled' | 'closed';
+  /** True when the event had already been delivered: it was answered as delivered and nothing was sent to Temporal. */
+  duplicate: boolean;
 }
 
 /**
- * Delivers a validated ticket event. `ticket.created` and `ticket.message` use
- * signal-with-start, so the order they arrive in does not matter and a repeated eventId is
- * dropped by the workflow; `ticket.closed` signals the running investigation.
+ * Delivers a validated ticket event. First the gate (db/tickets.ts) admits it: another
+ * customer's ticket or a reused event id is refused (EventRefusedError, a ConflictError: HTTP
+ * 409, exit 2) and counted, before anything reaches Temporal; an event already delivered is a
+ * duplicate and sends nothing. Then `ticket.created` and `ticket.message` use signal-with-start,
+ * so the order they arrive in does not matter; `ticket.closed` signals the running
+ * investigation. `pool` is null only where there is no database (time-skipping tests): then
+ * only the running workflow drops a repeated eventId.
  */
 export async function deliverEvent(
   client: Client,
+  pool: Pool | null,
   event: TicketEvent,
   options: { taskQueue: string; settings: InvestigationSettings },
 ): Promise<Delivered> {
   const workflowId = investigationId(event.ticketId);
+  const admission = pool ? await admitEvent(pool, event).catch(countRefusal) : 'deliver';
+  if (admission === 'duplicate') return { workflowId, action: event.type === 'ticket.closed' ? 'closed' : 'started_or_signalled', duplicate: true };
+  const delivered = await send(client, event, workflowId, options);
+  if (pool) await markDelivered(pool, event.eventId);
+  return delivered;
+}
+
+function countRefusal(error: unknown): never {
+  if (error instanceof EventRefusedError) processMetrics().eventsRefused.inc({ reason: error.reason });
+  throw error;
+}
+
+async function send(client: Client, event: TicketEvent, workflowId: string, options: { taskQueue: string; settings: InvestigationSettings }): Promise<Delivered> {
   if (event.type === 'ticket.closed') {
     const handle = client.workflow.getHandle(workflowId);
     await mapNotFound(workflowId, () => handle.signal(closeTicketSignal, { eventId: event.eventId, customerId: event.customerId }));
     const described = await handle.describe();
-    return { workflowId, runId: described.runId, action: 'closed' };
+    return { workflowId, runId: described.runId, action: 'closed', duplicate: false };
   }
   const handle = await client.workflow.signalWithStart(investigation, {
     workflowId,
@@ -62,7 +129,7 @@ export async function deliverEvent(
     staticSummary: `Ticket ${event.ticketId} from ${event.customerId}`,
     staticDetails: `Support investigation for ticket ${event.ticketId}, opened by event ${event.eventId} at ${event.receivedAt}.`,
   });
-  return { workflowId, runId: handle.signaledRunId, action: 'started_or_signalled' };
+  return { workflowId, runId: handle.signaledRunId, action: 'started_or_signalled', duplicate: false };
 }
 
 async function mapNotFound<T>(workflowId: string, fn: () => Promise<T>): Promise<T> {
@@ -85,15 +152,24 @@ export function readStatus(client: Client, workflowId: string): Promise<Investig
  * Sends a refund decision through the validated update: a bad decision (unknown request,
  * approver not allowed, over their limit, already decided) is refused before it reaches history.
  */
-export async function decideRefund(client: Client, workflowId: string, decision: RefundDecision): Promise<{ requestId: string; decision: string }> {
+export async function decideRefund(
+  client: Client,
+  workflowId: string,
+  decision: RefundDecision,
+  options: { timeoutMs?: number } = {},
+): Promise<{ requestId: string; decision: string }> {
+  // One id per decision: a caller retrying after a timeout gets the original answer, not a second update.
+  const updateId = `decide-${decision.requestId}-${decision.decision}-${decision.approver}`;
+  const update = () => mapNotFound(workflowId, () => client.workflow.getHandle(workflowId).executeUpdate(decideRefundUpdate, { args: [decision], updateId }));
   try {
-    // One id per decision: a caller retrying after a timeout gets the original answer, not a second update.
-    const updateId = `decide-${decision.requestId}-${decision.decision}-${decision.approver}`;
-    return await mapNotFound(workflowId, () => client.workflow.getHandle(workflowId).executeUpdate(decideRefundUpdate, { args: [decision], updateId }));
+    return await (options.timeoutMs === undefined ? update() : client.withDeadline(Date.now() + options.timeoutMs, update));
   } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError) {
-      const cause = error.cause instanceof Error ? error.cause.message : error.message;
-      throw new DecisionRejectedError(`refund decision refused: ${cause}`);
+    if (error instanceof WorkflowUpdateFailedError) throw decisionError(error);
+    if (isUpdateTimeout(error)) {
+      throw new NoWorkerAnsweredError(
+        `no worker answered the refund decision for ${workflowId} in time (is \`casework worker\` running?); ` +
+          'retry the same decision: it is applied at most once',
+      );
     }
     throw error;
   }
@@ -135,12 +211,15 @@ export async function waitUntilSettled(
  */
 export async function deliverAndWait(
   client: Client,
+  pool: Pool | null,
   event: TicketEvent,
   options: { taskQueue: string; settings: InvestigationSettings; timeoutMs?: number; pollMs?: number; onStatus?: (status: InvestigationStatus) => void },
 ): Promise<InvestigationStatus> {
   const workflowId = investigationId(event.ticketId);
   const before = await readStatus(client, workflowId).then((s) => s.step, () => 0);
-  await deliverEvent(client, event, options);
+  const delivered = await deliverEvent(client, pool, event, options);
   if (event.type === 'ticket.closed') return client.workflow.getHandle<typeof investigation>(workflowId).result();
+  // A duplicate changes nothing: its answer is the investigation as it stands.
+  if (delivered.duplicate) return readStatus(client, workflowId);
   return waitUntilSettled(client, workflowId, { afterStep: before, timeoutMs: options.timeoutMs, pollMs: options.pollMs, onStatus: options.onStatus });
 }

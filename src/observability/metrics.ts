@@ -41,6 +41,7 @@ export const METRIC = {
   approvalsWaiting: 'casework_approvals_waiting',
   investigationsOpen: 'casework_investigations_open',
   visibilityErrors: 'casework_visibility_count_errors_total',
+  eventsRefused: 'casework_events_refused_total',
 } as const;
 
 /** casework's metrics and the registry they are exported from. */
@@ -96,6 +97,13 @@ export class CaseworkMetrics {
   readonly visibilityErrors = new Counter({
     name: METRIC.visibilityErrors,
     help: 'Failed visibility counts behind the approvals and open-investigation gauges (the gauges then keep their last value).',
+    registers: [this.registry],
+  });
+
+  readonly eventsRefused = new Counter({
+    name: METRIC.eventsRefused,
+    help: 'Ticket events refused at the gate before reaching Temporal, by reason: ticket_owner (another customer\'s ticket) or event_reused (an event id sent again with another body).',
+    labelNames: ['reason'] as const,
     registers: [this.registry],
   });
 

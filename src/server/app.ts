@@ -78,7 +78,7 @@ export function createApp(deps: AppDeps): App {
       const status = res.statusCode;
       deps.log({
         ts: new Date().toISOString(),
-        level: status >= 500 ? (status === 503 ? 'warn' : 'error') : 'info',
+        level: status >= 500 ? (status === 503 ? 'warn' : 'error') : trace.refused ? 'warn' : 'info',
         msg: 'http request',
         method: req.method ?? 'GET',
         path,

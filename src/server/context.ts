@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import type { InvestigationSettings } from '../schemas/investigation';
 import { investigationSettings } from '../settings';
 import { createAuthenticator, type Authenticator, type Principal } from './auth';
+import { kindOf } from '../errors';
 import { HttpError } from './http';
 import { isTemporalUnavailable } from './unavailable';
 
@@ -26,6 +27,8 @@ export interface RequestLog {
   principal?: string;
   /** For 5xx answers: the error's name and message, for the operator. */
   error?: string;
+  /** Why the gate refused a ticket event (db/tickets.ts); such a line is a warning. */
+  refused?: string;
 }
 
 /** What the request handler needs; the server wires real ones, tests their own. */
@@ -50,6 +53,7 @@ export interface Trace {
   customerId?: string;
   principal?: string;
   error?: string;
+  refused?: string;
 }
 
 /** Seconds a caller should wait before resending after a 503. */
@@ -94,7 +98,8 @@ export function createRouteContext(deps: AppDeps): RouteContext {
       try {
         return await deps.client.withDeadline(Date.now() + timeoutMs, fn);
       } catch (error) {
-        if (isTemporalUnavailable(error)) throw new TemporalDown(what);
+        // casework's own errors already say what is down (a Postgres outage inside the call is not Temporal's).
+        if (kindOf(error) === undefined && isTemporalUnavailable(error)) throw new TemporalDown(what);
         throw error;
       }
     },

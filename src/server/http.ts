@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CaseworkError, httpStatusOf, retryAfterOf } from '../errors';
 import { InvalidEventError, MAX_MESSAGE_CHARS } from '../schemas/event';
+import { idProblem } from '../schemas/text';
 
 // The HTTP server's small toolkit: read a JSON body within a limit, decode a path segment,
 // answer with JSON, and turn any error into exactly one answer. Every route uses these.
@@ -93,6 +94,9 @@ export function decodeSegment(part: string, what = 'path segment'): string {
     throw new HttpError(400, `"${part.slice(0, 100)}" is not a valid URL ${what}`);
   }
   if (!decoded.trim()) throw new HttpError(400, `the ${what} is empty`);
+  // "%00" and friends decode to bytes no id holds and Postgres cannot store.
+  const problem = idProblem(decoded);
+  if (problem) throw new HttpError(400, `the ${what} ${problem}`);
   return decoded;
 }
 

@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config';
@@ -27,6 +28,17 @@ export async function startServer(deps: Omit<AppDeps, 'isShuttingDown'>, port: n
   let draining = false;
   const app = createApp({ ...deps, isShuttingDown: () => draining });
   const server: Server = createServer((req, res) => void app.handle(req, res));
+  // CONNECT asks for a tunnel, not a resource; Node hands it to this event, and with no listener
+  // drops the connection unanswered. It gets one answer like every other request.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    const text = JSON.stringify({ error: 'CONNECT is not allowed: casework is not a proxy' });
+    socket.on('error', () => undefined);
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\n` +
+        `allow: GET, POST, PATCH, DELETE\r\nconnection: close\r\n\r\n${text}`,
+    );
+    deps.log({ ts: new Date().toISOString(), level: 'info', msg: 'http request', method: 'CONNECT', path: (req.url ?? '').slice(0, 200), status: 405, ms: 0 });
+  });
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   server.keepAliveTimeout = 5_000;

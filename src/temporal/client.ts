@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config';
-import { connectionOptions, withConnectTimeout } from './connection';
+import { CONNECT_ATTEMPTS, connectionOptions, withConnectTimeout } from './connection';
 
 /** A connected Temporal client; `close()` releases the connection. */
 export interface TemporalClient {
@@ -10,11 +10,21 @@ export interface TemporalClient {
 
 /** Connects a client to TEMPORAL_ADDRESS, failing within seconds when nothing answers there. */
 export async function connectClient(config: Config): Promise<TemporalClient> {
-  const connection = await withConnectTimeout(config.TEMPORAL_ADDRESS, async () => {
-    const conn = await Connection.connect({ ...connectionOptions(config), connectTimeout: '4 seconds' });
-    // connect() is lazy about some failures: a cheap call proves the server answers.
-    await conn.workflowService.getSystemInfo({});
-    return conn;
-  });
+  const timeoutMs = config.CASEWORK_CONNECT_TIMEOUT_MS;
+  const connection = await withConnectTimeout(
+    config.TEMPORAL_ADDRESS,
+    async () => {
+      const conn = await Connection.connect({ ...connectionOptions(config), connectTimeout: timeoutMs });
+      // connect() is lazy about some failures: a cheap call proves the server answers.
+      try {
+        await conn.withDeadline(Date.now() + timeoutMs, () => conn.workflowService.getSystemInfo({}));
+      } catch (error) {
+        await conn.close().catch(() => undefined);
+        throw error;
+      }
+      return conn;
+    },
+    { timeoutMs, attempts: CONNECT_ATTEMPTS },
+  );
   return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), close: () => connection.close() };
 }

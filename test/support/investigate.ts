@@ -32,5 +32,5 @@ export function ticket(customerId: string, message: string, overrides: Partial<T
 
 /** Sends an event and waits until the investigation waits on someone (approval, customer) or closes. */
 export function send(tw: TestWorker, event: TicketEvent, settings: InvestigationSettings = settingsWith()): Promise<InvestigationStatus> {
-  return deliverAndWait(tw.client, event, { taskQueue: tw.taskQueue, settings, timeoutMs: 240_000 });
+  return deliverAndWait(tw.client, tw.pool, event, { taskQueue: tw.taskQueue, settings, timeoutMs: 240_000 });
 }

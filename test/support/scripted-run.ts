@@ -33,7 +33,7 @@ export async function settle(tw: TestWorker, model: ScriptedModel, workflowId: s
 export async function deliver(tw: TestWorker, model: ScriptedModel, event: TicketEvent, settings: InvestigationSettings = settingsWith()): Promise<InvestigationStatus> {
   const workflowId = investigationId(event.ticketId);
   const before = await readStatus(tw.client, workflowId).then((s) => s.step, () => 0);
-  await deliverEvent(tw.client, event, { taskQueue: tw.taskQueue, settings });
+  await deliverEvent(tw.client, tw.pool, event, { taskQueue: tw.taskQueue, settings });
   if (event.type === 'ticket.closed') {
     // The run's result, unless the scripted model refused something first (then its message).
     const result = tw.client.workflow.getHandle(workflowId).result();

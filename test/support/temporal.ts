@@ -17,6 +17,8 @@ export interface TestWorker {
   worker: Worker;
   model: Model;
   taskQueue: string;
+  /** The pool the worker uses; the gate's tables (db/tickets.ts) are read through it too. */
+  pool: Pool;
   stop(): Promise<void>;
 }
 
@@ -29,7 +31,7 @@ export async function startTestWorker(options: { pool: Pool; model?: Model; env?
   const config = loadConfig({ ...process.env, ...options.env, TEMPORAL_TASK_QUEUE: taskQueue });
   const model = options.model ?? createOfflineModel();
   const started = await startInProcessWorker({ config, pool: options.pool, model, workflowBundlePath: process.env.CASEWORK_WORKFLOW_BUNDLE });
-  return { ...started, config, model, taskQueue };
+  return { ...started, config, model, taskQueue, pool: options.pool };
 }
 
 /** A model port that records every request it is sent and every reply, in front of another one. */

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { Pool } from 'pg';
 import { createBulkReadActivities } from '../../activities/bulk-read';
 import { stepTable, totalsLine } from '../../client/format';
 import { decideRefund, deliverAndWait, waitUntilSettled } from '../../client/investigations';
@@ -34,8 +35,8 @@ export async function historySizes(client: Client, workflowId: string): Promise<
 }
 
 /** Runs an event to its reply, approving any refund request as `approver`. */
-export async function runToReply(client: Client, config: Config, event: TicketEvent, approver = 'support-lead', timeoutMs = 300_000): Promise<InvestigationStatus> {
-  let status = await deliverAndWait(client, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config), timeoutMs });
+export async function runToReply(client: Client, pool: Pool | null, config: Config, event: TicketEvent, approver = 'support-lead', timeoutMs = 300_000): Promise<InvestigationStatus> {
+  let status = await deliverAndWait(client, pool, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config), timeoutMs });
   while (status.status === 'awaiting_approval' && status.pendingApproval) {
     await decideRefund(client, status.workflowId, { requestId: status.pendingApproval.request_id, decision: 'approved', approver });
     status = await waitUntilSettled(client, status.workflowId, { afterStep: status.step, timeoutMs });
@@ -56,7 +57,7 @@ export async function runWorkflowBench(config: Config, options: { out: Out; json
   const stack = await startLocalStack(longConfig, { inMemoryDb: true });
   try {
     const tag = `bench${Date.now().toString(36)}`;
-    const dispute = await runToReply(stack.client, longConfig, exampleEvent('dana-5102', tag));
+    const dispute = await runToReply(stack.client, stack.db.app, longConfig, exampleEvent('dana-5102', tag));
     const review = await createBulkReadActivities({ pool: stack.db.app, model: stack.model }).review_tickets({
       name: 'review_tickets',
       input: { question: 'Which earlier tickets mention a parcel marked delivered that never arrived?' },
@@ -67,7 +68,7 @@ export async function runWorkflowBench(config: Config, options: { out: Out; json
     for (const steps of longRuns) {
       const started = Date.now();
       const event = exampleEvent('dana-5102', `${tag}-${steps}`, { message: `Scripted long investigation of order 5102. #drill:${steps}` });
-      const status = await runToReply(stack.client, longConfig, event, 'support-lead', 900_000);
+      const status = await runToReply(stack.client, stack.db.app, longConfig, event, 'support-lead', 900_000);
       sizes.push({ steps: status.step, workflowId: status.workflowId, runs: await historySizes(stack.client, status.workflowId), seconds: (Date.now() - started) / 1000 });
     }
     const result = { model: stack.model.label, dispute: { workflowId: dispute.workflowId, steps: dispute.steps, totals: dispute.totals }, bulk_read: bulk, long_runs: sizes };

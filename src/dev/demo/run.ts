@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
+import type { Pool } from 'pg';
 import type { Config } from '../../config';
 import { money, stepTable, totalsLine, workflowUrl } from '../../client/format';
 import { decideRefund, deliverAndWait, waitUntilSettled } from '../../client/investigations';
@@ -39,13 +40,14 @@ function stepPrinter(out: Out) {
 
 interface Conversation {
   client: Client;
+  pool: Pool;
   config: Config;
   out: Out;
 }
 
 function send(c: Conversation, event: TicketEvent, print?: (s: InvestigationStatus) => void): Promise<InvestigationStatus> {
   if (event.message) c.out(`  -> ${event.type} from ${event.customerId}: "${event.message}"`);
-  return deliverAndWait(c.client, event, { taskQueue: c.config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(c.config), onStatus: print, pollMs: 100 });
+  return deliverAndWait(c.client, c.pool, event, { taskQueue: c.config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(c.config), onStatus: print, pollMs: 100 });
 }
 
 async function approvePending(c: Conversation, status: InvestigationStatus, approver: string, print: (s: InvestigationStatus) => void): Promise<InvestigationStatus> {
@@ -97,7 +99,7 @@ export async function runDemo(config: Config, out: Out, options: { keepRunning?:
   try {
     out(`  Temporal ${stack.config.TEMPORAL_ADDRESS} (web UI ${stack.server.uiUrl}${stack.server.startedHere ? '' : ', already running'}); Postgres: embedded, in memory`);
     out(`  model: ${stack.model.label}`);
-    const c: Conversation = { client: stack.client, config, out };
+    const c: Conversation = { client: stack.client, pool: stack.db.app, config, out };
     const runTag = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
 
     out('');

@@ -7,9 +7,13 @@ import { connectClient } from '../../temporal/client';
 import { describeStatus } from '../../client/format';
 import { readStatusOrBroken } from '../../client/hand-off';
 import { decideRefund, deliverAndWait, deliverEvent } from '../../client/investigations';
+import { withDatabase } from '../database';
 import { UsageError } from '../usage';
 
 type Out = (line: string) => void;
+
+/** How long `casework approve|deny` waits for a worker to run the decision's validator before saying none answered. */
+const DECISION_TIMEOUT_MS = 30_000;
 
 function readEventFile(path: string): unknown {
   let text: string;
@@ -31,21 +35,25 @@ export async function ticketCommand(args: string[], config: Config, out: Out): P
   if (positionals.length !== 1) throw new UsageError('ticket needs one event file (or - for stdin)');
   // Validate before connecting: a malformed event starts nothing.
   const event = parseTicketEvent(readEventFile(positionals[0]));
-  const { client, close } = await connectClient(config);
-  try {
-    const options = { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config) };
-    if (!values.wait) {
-      const delivered = await deliverEvent(client, event, options);
-      out(values.json ? JSON.stringify(delivered) : `${event.type} ${event.eventId} delivered to ${delivered.workflowId}`);
+  // The gate (ticket owners, events seen) lives in Postgres: it decides before Temporal is asked.
+  return withDatabase(config, async (db) => {
+    const { client, close } = await connectClient(config);
+    try {
+      const options = { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config) };
+      if (!values.wait) {
+        const delivered = await deliverEvent(client, db.app, event, options);
+        const said = delivered.duplicate ? 'was already delivered to' : 'delivered to';
+        out(values.json ? JSON.stringify(delivered) : `${event.type} ${event.eventId} ${said} ${delivered.workflowId}`);
+        return 0;
+      }
+      const status = await deliverAndWait(client, db.app, event, options);
+      if (values.json) out(JSON.stringify(status, null, 2));
+      else describeStatus(status, { uiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE, steps: true }).forEach((l) => out(l));
       return 0;
+    } finally {
+      await close();
     }
-    const status = await deliverAndWait(client, event, options);
-    if (values.json) out(JSON.stringify(status, null, 2));
-    else describeStatus(status, { uiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE, steps: true }).forEach((l) => out(l));
-    return 0;
-  } finally {
-    await close();
-  }
+  });
 }
 
 /** `casework status <workflowId> [--json]`. */
@@ -79,12 +87,12 @@ export async function decideCommand(decision: 'approved' | 'denied', args: strin
   if (!values.approver) throw new UsageError('--approver <name> is required');
   const { client, close } = await connectClient(config);
   try {
-    const result = await decideRefund(client, positionals[0], {
-      requestId: values.request,
-      decision,
-      approver: values.approver,
-      ...(values.reason ? { reason: values.reason } : {}),
-    });
+    const result = await decideRefund(
+      client,
+      positionals[0],
+      { requestId: values.request, decision, approver: values.approver, ...(values.reason ? { reason: values.reason } : {}) },
+      { timeoutMs: DECISION_TIMEOUT_MS },
+    );
     out(values.json ? JSON.stringify(result) : `refund ${result.requestId} ${result.decision} by ${values.approver}; the investigation resumes`);
     return 0;
   } finally {

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { deliverEvent, InvestigationNotFoundError } from '../../client/investigations';
+import { EventRefusedError } from '../../db/tickets';
 import { investigationId, parseTicketEvent } from '../../schemas/event';
 import { maySpeakFor, soleCustomer } from '../auth';
 import type { RouteContext, Trace } from '../context';
@@ -21,11 +22,14 @@ export async function postEvent(ctx: RouteContext, req: IncomingMessage, trace: 
   trace.customerId = event.customerId;
   trace.workflowId = investigationId(event.ticketId);
   const delivered = await ctx
-    .temporal('delivering the event', () => deliverEvent(ctx.deps.client, event, { taskQueue: ctx.taskQueue, settings: ctx.settings }))
+    .temporal('delivering the event', () => deliverEvent(ctx.deps.client, ctx.deps.pool, event, { taskQueue: ctx.taskQueue, settings: ctx.settings }))
     .catch((error: Error) => {
+      // Another customer's ticket, or a reused event id: 409 naming the conflict, logged as a warning.
+      if (error instanceof EventRefusedError) trace.refused = error.reason;
       // Only ticket.closed needs a running investigation; the others start one.
       if (error instanceof InvestigationNotFoundError) throw new HttpError(404, error.message);
       throw error;
     });
+  // A duplicate is answered exactly as its first delivery was: the sender did nothing wrong.
   return { status: 202, body: { workflowId: delivered.workflowId, eventId: event.eventId } };
 }
