@@ -93,6 +93,16 @@ export default tseslint.config(
     },
   },
   {
+    // Entry points load each command's module on first use with a typed require(), so
+    // `casework worker` never loads the demo or the benches (casework compiles to CommonJS,
+    // where import() would turn into an ESM load).
+    files: ['src/main/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-require-imports': 'off',
+      '@typescript-eslint/consistent-type-imports': ['error', { disallowTypeAnnotations: false }],
+    },
+  },
+  {
     // Plain JavaScript (this file, bin/casework's launcher) has no type information to lint with.
     files: ['**/*.{js,mjs,cjs}', 'bin/*'],
     extends: [tseslint.configs.disableTypeChecked],

@@ -29,9 +29,9 @@ const run = promisify(execFile);
 const UI_ORIGIN = 'http://127.0.0.1:8233';
 const TOKEN = 'codec-token-0123456789abcdef';
 const keyring = keyringOf([{ id: 'old', key: randomBytes(32) }, { id: 'current', key: randomBytes(32) }], 'environment');
-const json = (value: unknown) => defaultPayloadConverter.toPayload(value) as Payload;
+const json = (value: unknown) => defaultPayloadConverter.toPayload<unknown>(value);
 const toJson = (p: Payload) => ({
-  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])),
+  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
   data: Buffer.from(p.data ?? []).toString('base64'),
 });
 const fromJson = (p: { metadata: Record<string, string>; data: string }): Payload => ({
@@ -153,10 +153,10 @@ describe('codec server protocol', () => {
   test('resolves a payload stored by reference and shows its decoded contents', async () => {
     const [encrypted] = await new EncryptionCodec(keyring).encode([json({ tool_result: 'tracking 1Z999 '.repeat(200) })]);
     const [reference] = await new ExternalStorageRunner(storage).store([encrypted]);
-    assert.ok(Buffer.from(reference.metadata!['messageType']!).toString().includes('ExternalStorageReference'));
+    assert.ok(Buffer.from(reference.metadata!['messageType']).toString().includes('ExternalStorageReference'));
     const answer = await post('/decode', [reference]);
     const back = ((await answer.json()) as { payloads: { metadata: Record<string, string>; data: string }[] }).payloads.map(fromJson);
-    assert.match((defaultPayloadConverter.fromPayload(back[0]) as { tool_result: string }).tool_result, /^tracking 1Z999/);
+    assert.match(defaultPayloadConverter.fromPayload<{ tool_result: string }>(back[0]).tool_result, /^tracking 1Z999/);
   });
 
   test('reports each request to its audit hook without payload contents', () => {

@@ -15,7 +15,7 @@ import { CodecKeyError, devKeyPath, EncryptionRequiredError, keyringOf, loadKeyr
 const key = (id: string) => ({ id, key: randomBytes(32) });
 const spec = (...keys: { id: string; key: Buffer }[]) => keys.map((k) => `${k.id}:${k.key.toString('base64')}`).join(',');
 const text = (p: Payload) => Buffer.from(p.data ?? []).toString('latin1') + Object.values(p.metadata ?? {}).map((v) => Buffer.from(v).toString('latin1')).join('');
-const json = (value: unknown) => defaultPayloadConverter.toPayload(value) as Payload;
+const json = (value: unknown) => defaultPayloadConverter.toPayload<unknown>(value);
 const meta = (p: Payload, k: string) => Buffer.from(p.metadata?.[k] ?? []).toString();
 
 describe('encryption codec', () => {

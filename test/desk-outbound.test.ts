@@ -47,8 +47,8 @@ describe('posting to Zendesk', () => {
     assert.equal(ticket.status, 'pending');
     assert.ok(ticket.tags.includes('casework_awaiting_approval'));
     const thread = formatThread(standin, ticketId);
-    assert.match(thread, /as the customer sees it:\n  \[customer 8001\] My mug arrived broken\.\n  \[casework\] Sorry about the mug/);
-    assert.match(thread, /Internal notes \(1\):\n  \[casework\] Refund of 12\.00 EUR/);
+    assert.match(thread, /as the customer sees it:\n {2}\[customer 8001\] My mug arrived broken\.\n {2}\[casework\] Sorry about the mug/);
+    assert.match(thread, /Internal notes \(1\):\n {2}\[casework\] Refund of 12\.00 EUR/);
   });
 
   it('leaves the team a note with amount, order, evidence and how to approve, and marks the ticket pending', async () => {
@@ -167,7 +167,7 @@ describe('posting to Zendesk', () => {
 function scriptedFetch(answer: (method: string, url: string, body: unknown) => { status: number; json?: unknown; headers?: Record<string, string> }) {
   const calls: { method: string; url: string; body: unknown; headers: Record<string, string> }[] = [];
   const impl = (async (url: string, init: RequestInit) => {
-    const body = init.body ? JSON.parse(String(init.body)) : undefined;
+    const body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
     calls.push({ method: String(init.method), url, body, headers: init.headers as Record<string, string> });
     const { status, json, headers } = answer(String(init.method), url, body);
     return new Response(json === undefined ? null : JSON.stringify(json), { status, headers });

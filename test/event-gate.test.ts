@@ -95,6 +95,7 @@ test('any event either parses to storable fields or is refused as InvalidEventEr
 test('a message with visible words around any storable noise is accepted word for word', () => {
   fc.assert(
     fc.property(fc.string({ unit: 'grapheme', maxLength: 50 }), (noise) => {
+      // eslint-disable-next-line no-control-regex -- the property is about control characters
       fc.pre(storable(noise) && !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(noise));
       const message = `refund ${noise} please`;
       assert.equal(parseTicketEvent({ ...good, message }).message, message);

@@ -31,6 +31,7 @@ describe('the hosted embeddings adapter', () => {
   const seen: { path: string; auth?: string; body: Record<string, unknown> }[] = [];
 
   before(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- a failing handler fails the test's request
     server = createServer(async (req, res) => {
       const body = await readJson(req);
       seen.push({ path: req.url ?? '', auth: req.headers.authorization, body });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { defaultPayloadConverter, ExternalStorage, StorageDriverClaim, type Payload } from '@temporalio/common';
+import { defaultPayloadConverter, type ExternalStorage, StorageDriverClaim } from '@temporalio/common';
 import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import { loadConfig } from '../src/config';
@@ -18,7 +18,7 @@ import { openTestDatabase } from './support/db';
 // Payloads stored by reference (the SDK's External Storage) in Postgres and in an
 // S3-compatible bucket: content-addressed, written once, encrypted before they are stored.
 
-const json = (value: unknown) => defaultPayloadConverter.toPayload(value) as Payload;
+const json = (value: unknown) => defaultPayloadConverter.toPayload<unknown>(value);
 const ctx = { target: { kind: 'workflow' as const, namespace: 'default', id: 'investigation-T-1' } };
 const big = (tag: string) => json({ tool_result: `${tag} `.repeat(2_000) });
 
@@ -146,7 +146,7 @@ describe('S3 storage driver', () => {
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
-          requests.push({ method: req.method!, url: req.url!, ifNoneMatch: req.headers['if-none-match'] as string | undefined, signed: /^AWS4-HMAC-SHA256 /.test(req.headers.authorization ?? '') });
+          requests.push({ method: req.method!, url: req.url!, ifNoneMatch: req.headers['if-none-match'], signed: /^AWS4-HMAC-SHA256 /.test(req.headers.authorization ?? '') });
           const path = decodeURIComponent(new URL(req.url!, 'http://s3').pathname);
           const error = (status: number, code: string) => {
             res.writeHead(status, { 'content-type': 'application/xml' });

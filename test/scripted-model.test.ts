@@ -61,7 +61,7 @@ describe('the scripted model refuses what the Messages API refuses', () => {
 describe('the scripted model serves scripts per workflow', () => {
   /** Calls the model as the callModel activity of `workflowId` would. */
   const as = (model: ScriptedModel, workflowId: string, sent: ModelRequest): Promise<ModelReply> =>
-    new MockActivityEnvironment({ workflowExecution: { workflowId, runId: 'run-1' } }).run(() => model.create(sent)) as Promise<ModelReply>;
+    new MockActivityEnvironment({ workflowExecution: { workflowId, runId: 'run-1' } }).run(() => model.create(sent));
 
   test('answers each workflow from its own script, in order, and records deep copies of what it was sent', async () => {
     const model = scriptedModel();

@@ -39,7 +39,7 @@ const reply = (id: number) =>
   fc.record({
     content: fc.array(block(id), { maxLength: 4 }).map((blocks) =>
       // Tool ids are unique within a reply, as the API makes them.
-      blocks.map((b, i) => (b.type === 'tool_use' ? ({ ...b, id: `${b.id}_${i}` } as ContentBlock) : b)),
+      blocks.map((b, i) => (b.type === 'tool_use' ? ({ ...b, id: `${b.id}_${i}` }) : b)),
     ),
     stop_reason: fc.constantFrom<StopReason | null>(...stopReasons, null),
   });
@@ -79,8 +79,8 @@ describe('transcript invariants over random conversations', () => {
           const built = buildContext({ ...systemTools, messages: c.transcript.slice(c.compactedThrough), clearedIds: c.clearedIds, memoryBlock: '<customer_memory>x</customer_memory>' });
           const problems = requestProblems(built);
           assert.deepEqual(problems, [], `a request broke the API's rules:\n${problems.join('\n')}\n${JSON.stringify(built.messages, null, 1)}`);
-          const raw = replies[replyIndex++ % replies.length]!;
-          const sent: ModelReply = { id: `msg_${replyIndex}`, model: 'm', usage, content: raw.content.map((b) => (b.type === 'tool_use' ? ({ ...b, id: `${b.id}_r${replyIndex}` } as ContentBlock) : b)), stop_reason: raw.stop_reason };
+          const raw = replies[replyIndex++ % replies.length];
+          const sent: ModelReply = { id: `msg_${replyIndex}`, model: 'm', usage, content: raw.content.map((b) => (b.type === 'tool_use' ? ({ ...b, id: `${b.id}_r${replyIndex}` }) : b)), stop_reason: raw.stop_reason };
           const plan = planReply(sent);
           const message = assistantMessage(sent);
           if (message) appendAssistant(c.transcript, message);

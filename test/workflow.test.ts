@@ -79,7 +79,7 @@ describe('a whole investigation', () => {
     assert.equal(paused.lastReply, REVIEWING, 'the customer is answered while the refund waits');
     const pending = paused.pendingApproval!;
     assert.deepEqual({ order: pending.order_id, amount: pending.amount_cents, use: pending.tool_use_id }, { order: '5102', amount: 1500, use: askRefund.id });
-    const filed = JSON.parse(resultFor(model.requests(id, 'investigate')[2]!, askRefund.id).content);
+    const filed = JSON.parse(resultFor(model.requests(id, 'investigate')[2], askRefund.id).content);
     assert.deepEqual([filed.request_id, filed.status], [pending.request_id, 'awaiting_approval']);
     assert.equal(await requestStatus(pending.request_id), 'awaiting_approval');
     assert.deepEqual(await refundRows(pending.request_id), [], 'no refund before approval');
@@ -95,7 +95,7 @@ describe('a whole investigation', () => {
     assert.equal(done.lastReply, 'Your refund of £15.00 for order 5102 has been issued.');
     assert.deepEqual(done.decisions.map((d) => [d.requestId, d.decision, d.approver]), [[pending.request_id, 'approved', 'support-lead']]);
     assert.deepEqual(done.steps.map((s) => s.tools), [['get_order'], ['request_refund'], [], []], 'the model did not have to call issue_refund');
-    const note = decisionNote(model.requests(id, 'investigate')[3]!);
+    const note = decisionNote(model.requests(id, 'investigate')[3]);
     assert.deepEqual([note.request_id, note.decision, note.decided_by, note.refund?.amount_cents], [pending.request_id, 'approved', 'support-lead', 1500]);
     assert.deepEqual(done.refunds.map((r) => [r.request_id, r.amount_cents]), [[pending.request_id, 1500]]);
     assert.deepEqual(await refundRows(pending.request_id), [{ amount_cents: 1500 }], 'exactly one refund row for the approval');
@@ -121,9 +121,9 @@ describe('a whole investigation', () => {
     const done = await settle(ctx.tw, model, id, paused.step);
 
     const sent = model.requests(id, 'investigate');
-    const note = decisionNote(sent[2]!);
+    const note = decisionNote(sent[2]);
     assert.deepEqual([note.decision, note.reason, note.refund], ['denied', 'charge is a pre-authorisation', null]);
-    const refused = lastToolResults(sent[3]!)[0]!;
+    const refused = lastToolResults(sent[3])[0];
     assert.equal(refused.is_error, true, 'issue_refund on a denied request is an error result');
     assert.match(refused.content, /denied/);
     assert.deepEqual(await refundRows(pending.request_id), []);

@@ -17,7 +17,7 @@ export interface WebhookLog {
   desk: InboundDeskName;
   outcome: WebhookResult['outcome'] | 'duplicate' | 'failed';
   status: number;
-  reason?: RejectionReason | string;
+  reason?: string;
   eventId?: string;
   ticketId?: string;
   ms: number;

@@ -41,7 +41,7 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
       device: 'cpu',
       session_options: { intraOpNumThreads: options.threads ?? 1, interOpNumThreads: 1 },
     });
-    return extractor as unknown as Extractor;
+    return extractor;
   };
   return {
     id: LOCAL_MODEL_ID,

@@ -4,9 +4,11 @@
 // alters the run later, far from the caller who could fix it. Pure: the workflow may use it.
 
 /** C0 control characters other than tab, newline and carriage return (line breaks in mail are CRLF). */
+// eslint-disable-next-line no-control-regex -- finding control characters is this pattern's purpose
 const CONTROL_IN_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 /** Any control character: an id has no line breaks or tabs either. */
+// eslint-disable-next-line no-control-regex -- finding control characters is this pattern's purpose
 const CONTROL_IN_ID = /[\u0000-\u001F\u007F]/;
 
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */

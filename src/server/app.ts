@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authenticator } from './auth';
-import { createRouteContext, type AppDeps, type RequestLog, type RouteContext, type Trace } from './context';
+import { createRouteContext, type AppDeps, type RouteContext, type Trace } from './context';
 import { errorAnswer, HttpError, sendJson, type Answer } from './http';
 import { postEvent } from './routes/events';
 import { health } from './routes/health';

@@ -49,12 +49,12 @@ export function text(value: string): TextBlock {
 
 /** A tool_use block with a fresh id unless one is given. */
 export function toolUse(name: string, input: Record<string, unknown>, id = `toolu_s${process.pid}_${++seq}`): ToolUseBlock {
-  return { type: 'tool_use', id, name, input, caller: { type: 'direct' } } as ToolUseBlock;
+  return { type: 'tool_use', id, name, input, caller: { type: 'direct' } };
 }
 
 /** A thinking block (extended thinking), with a made-up signature. */
 export function thinking(value: string): ContentBlock {
-  return { type: 'thinking', thinking: value, signature: `sig_${++seq}` } as ContentBlock;
+  return { type: 'thinking', thinking: value, signature: `sig_${++seq}` };
 }
 
 /**

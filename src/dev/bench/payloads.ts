@@ -21,7 +21,7 @@ const protoSize = (p: Payload) => temporal.api.common.v1.Payload.encode(p).finis
 /** A JSON payload of about `bytes` bytes of text, like a tool result. */
 function payloadOf(bytes: number): Payload {
   const line = 'order A-1042 shipped from Tilburg hub, bag 44, scanned at 09:14; ';
-  return defaultPayloadConverter.toPayload({ tool_result: line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes) }) as Payload;
+  return defaultPayloadConverter.toPayload<unknown>({ tool_result: line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes) });
 }
 
 async function time(iterations: number, fn: () => Promise<unknown>): Promise<number> {
@@ -100,7 +100,7 @@ async function postgresBench(baseUrl: string, codec: EncryptionCodec): Promise<v
     for (const size of [16_000, 200 * 1024]) {
       const n = size > 100_000 ? 100 : 300;
       // Distinct payloads, so each first store is a real insert.
-      const fresh = await codec.encode(Array.from({ length: n }, (_, i) => defaultPayloadConverter.toPayload({ i, tool_result: 'x'.repeat(size) }) as Payload));
+      const fresh = await codec.encode(Array.from({ length: n }, (_, i) => defaultPayloadConverter.toPayload<unknown>({ i, tool_result: 'x'.repeat(size) })));
       let start = performance.now();
       const claims = [];
       for (const p of fresh) claims.push(...(await driver.store(ctx, [p])));

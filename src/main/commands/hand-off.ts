@@ -13,7 +13,7 @@ export async function resumeCommand(args: string[], config: Config, out: Out): P
   if (!values.by?.trim()) throw new UsageError('--by <name> is required: who resumes the case');
   const { client, close } = await connectClient(config);
   try {
-    await resumeInvestigation(client, positionals[0]!, { by: values.by, ...(values.note ? { note: values.note } : {}) });
+    await resumeInvestigation(client, positionals[0], { by: values.by, ...(values.note ? { note: values.note } : {}) });
     out(`${positionals[0]} resumed by ${values.by}; the investigation carries on`);
     return 0;
   } finally {
@@ -29,7 +29,7 @@ export async function replyCommand(args: string[], config: Config, out: Out): Pr
   if (!values.text?.trim()) throw new UsageError('--text <reply> is required');
   const { client, close } = await connectClient(config);
   try {
-    await replyAsPerson(client, positionals[0]!, { by: values.by, text: values.text });
+    await replyAsPerson(client, positionals[0], { by: values.by, text: values.text });
     out(`reply by ${values.by} recorded on ${positionals[0]}; the case waits for the customer`);
     return 0;
   } finally {

@@ -62,7 +62,7 @@ export async function statusCommand(args: string[], config: Config, out: Out): P
   if (positionals.length !== 1) throw new UsageError('status needs one workflow id, e.g. investigation-T-1001');
   const { client, close } = await connectClient(config);
   try {
-    const status = await readStatusOrBroken(client, positionals[0]!);
+    const status = await readStatusOrBroken(client, positionals[0]);
     if (values.json) out(JSON.stringify(status, null, 2));
     else describeStatus(status, { uiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE, steps: values.steps }).forEach((l) => out(l));
     if (status.brokenRun) {

@@ -99,7 +99,7 @@ export function readConversation(messages: MessageParam[]): ConversationView {
           const note = parseResult(block.text.slice(DECISION_PREFIX.length)).value as Record<string, unknown> | undefined;
           const request = calls.find((c) => c.name === 'request_refund' && !c.isError && (c.cleared || (c.result as { request_id?: unknown })?.request_id === note?.request_id));
           if (note && request) {
-            request.result = { ...((request.result as object | undefined) ?? {}), ...note };
+            request.result = { ...((request.result) ?? {}), ...note };
             request.cleared = false;
             const refund = note.refund as Record<string, unknown> | null;
             if (refund) {

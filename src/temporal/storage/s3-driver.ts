@@ -53,12 +53,14 @@ export class S3StorageDriver implements StorageDriver {
   }
 }
 
+// eslint-disable-next-line @typescript-eslint/consistent-type-imports -- the optional module's type, without loading it
 type S3Module = typeof import('@aws-sdk/client-s3');
 
 /** Loads the optional AWS SDK, saying how to install it when it is absent. */
 function loadS3Module(): S3Module {
   try {
     // Optional dependency: only deployments that choose S3 need it installed.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when S3 is configured
     return require('@aws-sdk/client-s3') as S3Module;
   } catch {
     throw new BadInputError('CASEWORK_PAYLOAD_STORE=s3 needs the optional package @aws-sdk/client-s3: npm install @aws-sdk/client-s3');
