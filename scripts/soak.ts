@@ -496,6 +496,9 @@ function report(
   const lostRequests = cases.filter((c) => c.delivered && refundStories.has(c.story) && !requesting.has(c.workflowId));
   const replyFindings = findings.filter((f) => f.where === 'reply');
   const modelFindings = findings.filter((f) => f.where === 'model input');
+  // A worker that refuses to start while Postgres is down exits with its own message ("error: …");
+  // anything else (an unhandled 'error' event, a thrown error) is a crash.
+  const crashes = [...extra.worker.exitReasons].filter(([reason]) => !/^(error:|casework worker:)/.test(reason)).reduce((n, [, k]) => n + k, 0);
   const lastSettle = Math.max(...cases.map((c) => c.settled?.at ?? extra.settledAt));
   const settleAfterFault = Math.max(0, lastSettle - faults.lastFaultEndedAt) / 1000;
 
@@ -522,7 +525,7 @@ function report(
     [`infrastructure text in replies (${extra.replies} scanned)`, String(replyFindings.length), replyFindings.length === 0],
     [`infrastructure text shown to the model (${extra.toolResults} tool results)`, String(modelFindings.length), modelFindings.length === 0],
     ['worker kills (at a worst moment) / worker starts', `${faults.kills} (${faults.killsAtWorstMoment}) / ${extra.worker.starts}`, null],
-    ['worker exits not caused by a kill', String(extra.worker.unplannedExits), null],
+    ['worker exits not caused by a kill: crashes / refused to start', `${crashes} / ${extra.worker.unplannedExits - crashes}`, crashes === 0],
     ['Postgres connections accepted / destroyed by cuts', `${extra.proxy.counts.accepted} / ${extra.proxy.counts.destroyed}`, null],
     ['Postgres outages', faults.outages.map((o) => `${o.seconds} s ${o.kind}`).join('; ') || 'none', null],
     ['dev-server restarts', faults.serverRestarts.map((r) => `${r.downSeconds} s down`).join('; ') || 'none', null],
@@ -532,9 +535,12 @@ function report(
   const width = Math.max(...rows.map((r) => r[0].length));
   console.log('');
   console.log(`casework soak, seed ${options.seed}`);
+  const valueWidth = Math.min(16, Math.max(...rows.map((r) => r[1].length)));
   for (const [label, value, holds] of rows) {
-    console.log(`  ${label.padEnd(width)}  ${value.padStart(14)}  ${holds === null ? '' : holds ? 'ok' : 'BROKEN'}`);
+    const verdict = holds === null ? '' : holds ? 'ok' : 'BROKEN';
+    console.log(`  ${label.padEnd(width)}  ${value.length > valueWidth ? value : value.padStart(valueWidth)}  ${verdict}`.trimEnd());
   }
+  for (const [reason, n] of extra.worker.exitReasons) console.log(`  worker exit, ${n} x: ${reason}`);
   if (faults.kills < options.kills) console.log(`  note: ${faults.kills} of ${options.kills} kills happened before every investigation settled`);
   if (faults.outages.length < options.outages) console.log(`  note: ${faults.outages.length} of ${options.outages} outages found their moment`);
   for (const c of lostRequests.slice(0, 5)) console.log(`  no refund request: ${c.workflowId} (${c.story})`);

@@ -34,14 +34,27 @@ function installExitHook(): void {
   process.on('exit', killAllGroups);
 }
 
+/** The line that says why a worker exited: its "casework worker:" message or the first error line. */
+export function exitReason(output: string): string {
+  const lines = output.split('\n').map((l) => l.trim());
+  const own = lines.find((l) => l.startsWith('casework worker:') || l.startsWith('error:'));
+  const thrown = lines.find((l) => /^[A-Z]\w*Error\b.*:/.test(l) || /^Error:/.test(l));
+  const unhandled = lines.some((l) => l.includes("Unhandled 'error' event"));
+  const text = own ?? (thrown ? `${unhandled ? "unhandled 'error' event: " : ''}${thrown}` : 'exited without an error message');
+  // Ports and ids differ from exit to exit; the reason should not.
+  return text.replace(/\d+\.\d+\.\d+\.\d+:\d+/g, '<host:port>').slice(0, 160);
+}
+
 /** A supervised worker process: restarted whenever it exits, until stopped. */
 export interface WorkerProcess {
   /** True while the current process has said it polls. */
   readonly ready: boolean;
   /** Starts so far (the first one included). */
   readonly starts: number;
-  /** Exits the soak did not cause (a worker that could not start, say during an outage). */
+  /** Exits the soak did not cause (a crash, or a worker that could not start during an outage). */
   readonly unplannedExits: number;
+  /** Why those workers exited, as their last error line said, with how often. */
+  readonly exitReasons: Map<string, number>;
   /** Resolves once a worker polls, or rejects after timeoutMs. */
   waitReady(timeoutMs: number): Promise<void>;
   /** SIGKILLs the worker's process group; the supervisor starts a new one after restartDelayMs. */
@@ -58,6 +71,7 @@ export function superviseWorker(env: NodeJS.ProcessEnv, logFile: string, options
   let ready = false;
   let starts = 0;
   let unplannedExits = 0;
+  const exitReasons = new Map<string, number>();
   let stopped = false;
   let killedOnPurpose = false;
   let restartTimer: NodeJS.Timeout | undefined;
@@ -72,8 +86,10 @@ export function superviseWorker(env: NodeJS.ProcessEnv, logFile: string, options
     const proc = spawn(process.execPath, [join(ROOT, 'bin/casework'), 'worker'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
     if (proc.pid) liveGroups.add(proc.pid);
+    let tail = '';
     const onOutput = (chunk: Buffer) => {
       log.write(chunk);
+      tail = (tail + chunk.toString()).slice(-4000);
       if (!ready && READY.test(chunk.toString())) {
         ready = true;
         waiters.splice(0).forEach((w) => w());
@@ -95,6 +111,8 @@ export function superviseWorker(env: NodeJS.ProcessEnv, logFile: string, options
         ready = false;
         if (!killedOnPurpose) {
           unplannedExits += 1;
+          const reason = exitReason(tail);
+          exitReasons.set(reason, (exitReasons.get(reason) ?? 0) + 1);
           if (!stopped) restartTimer = setTimeout(start, options.restartAfterExitMs ?? 2_000);
         }
       }
@@ -112,6 +130,7 @@ export function superviseWorker(env: NodeJS.ProcessEnv, logFile: string, options
     get unplannedExits() {
       return unplannedExits;
     },
+    exitReasons,
     waitReady(timeoutMs) {
       if (ready) return Promise.resolve();
       return new Promise((resolvePromise, reject) => {
