@@ -14,7 +14,7 @@ import { startFaultProxy, type FaultProxy } from '../src/dev/fault-proxy';
 import { cohortCustomer, cohortMessage, seedCohorts } from '../src/dev/soak/cohorts';
 import { readLedger, type Ledger } from '../src/dev/soak/ledger-checks';
 import { parseSoakOptions, SOAK_USAGE, type SoakOptions } from '../src/dev/soak/options';
-import { seededRng, type Rng } from '../src/dev/soak/rng';
+import { seededRng } from '../src/dev/soak/rng';
 import { scanTranscript, type InfraFinding } from '../src/dev/soak/transcript-scan';
 import { superviseWorker, type WorkerProcess } from '../src/dev/soak/worker-process';
 import type { TicketEvent } from '../src/schemas/event';
@@ -325,7 +325,7 @@ async function main(): Promise<number> {
     const visit = async (c: Case) => {
       if (!c.delivered) {
         if (Date.now() < c.startAt) return;
-        const ok = await attempt(client, 10_000, () => deliverEvent(client, c.created, { taskQueue, settings }));
+        const ok = await attempt(client, 10_000, () => deliverEvent(client, null, c.created, { taskQueue, settings }));
         if (ok) {
           c.delivered = true;
           say(`started ${c.workflowId} (${c.story})`);
@@ -378,7 +378,7 @@ async function main(): Promise<number> {
       for (const requestId of [...c.twice]) void approveAgain(c, requestId);
       if (state === 'waiting_for_customer' && status.lastReply && !c.closeSent) {
         const closed: TicketEvent = { eventId: `evt-${c.ticketId}-close`, type: 'ticket.closed', ticketId: c.ticketId, customerId: c.customerId, message: '', receivedAt: new Date().toISOString() };
-        if (await attempt(client, 10_000, () => deliverEvent(client, closed, { taskQueue, settings }))) c.closeSent = true;
+        if (await attempt(client, 10_000, () => deliverEvent(client, null, closed, { taskQueue, settings }))) c.closeSent = true;
       }
     };
 

@@ -9,7 +9,7 @@ export const INFRA_PATTERNS: readonly { name: string; pattern: RegExp }[] = [
   { name: 'loopback address', pattern: /\b127\.0\.0\.1\b|\blocalhost:\d+/i },
   { name: 'connection string', pattern: /\bpostgres(?:ql)?:\/\//i },
   { name: 'stack', pattern: /\bstack\b/i },
-  { name: 'stack frame', pattern: /\bat (?:[\w$.<>\[\] ]+ \()?(?:\/|[A-Za-z]:\\|node:|file:)[^\s)]*/ },
+  { name: 'stack frame', pattern: /\bat (?:[\w$.<>[\] ]+ \()?(?:\/|[A-Za-z]:\\|node:|file:)[^\s)]*/ },
   { name: 'database error', pattern: /\bConnection terminated\b|\btimeout exceeded when trying to connect\b|\bterminating connection\b|\bSQLSTATE\b|\bsocket hang up\b/i },
 ];
 

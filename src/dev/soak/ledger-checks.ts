@@ -30,7 +30,7 @@ export interface Ledger {
 /** Reads the ledger of investigations whose workflow ids start with `workflowPrefix`. */
 export async function readLedger(admin: Pool, workflowPrefix: string): Promise<Ledger> {
   const like = `${workflowPrefix}%`;
-  const q = async (sql: string, params: unknown[] = [like]) => (await admin.query(sql, params)).rows;
+  const q = async (sql: string, params: unknown[] = [like]): Promise<Record<string, unknown>[]> => (await admin.query<Record<string, unknown>>(sql, params)).rows;
   const requestsPerToolUse = (await q(
     `SELECT workflow_id || ' ' || tool_use_id AS key, count(*) AS n FROM refund_requests WHERE workflow_id LIKE $1 GROUP BY 1 HAVING count(*) > 1`,
   )).map((r) => PerKey.parse(r));
