@@ -14,7 +14,17 @@ const NODE_BUILTINS = builtinModules.filter((name) => name !== 'assert' && !name
 const SANDBOX_REASON = 'runs outside the workflow sandbox (I/O, clocks, randomness): call it through an activity; `import type` is fine';
 
 // Packages that do I/O or need Node: a workflow may use their types, never their values.
-const IO_PACKAGES = ['pg', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing', 'prom-client', '@electric-sql/pglite', '@electric-sql/pglite-socket', 'tsx'];
+const IO_PACKAGES = [
+  'pg',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+  '@temporalio/testing',
+  'prom-client',
+  '@electric-sql/pglite',
+  '@electric-sql/pglite-socket',
+  'tsx',
+];
 const ioPackages = {
   paths: IO_PACKAGES.map((name) => ({ name, message: `${name} ${SANDBOX_REASON}.`, allowTypeImports: true })),
   patterns: [

@@ -63,7 +63,8 @@ async function main(): Promise<void> {
     ['intercom', iBody.length, timeAccept(webhooks, () => acceptIntercomWebhook(intercom, { clientSecret: 'secret', replayWindowSeconds: 300, customers }, iNow))],
     ['freshdesk', freshdesk.body.length, timeAccept(webhooks, () => acceptFreshdeskWebhook(freshdesk, { token: 'token', customers }, zNow))],
   ];
-  for (const [desk, bytes, t] of rows) console.log(`${desk.padEnd(10)} ${String(bytes).padStart(10)} ${t.p50.toFixed(1).padStart(8)} ${t.p95.toFixed(1).padStart(8)} ${t.p99.toFixed(1).padStart(8)}`);
+  for (const [desk, bytes, t] of rows)
+    console.log(`${desk.padEnd(10)} ${String(bytes).padStart(10)} ${t.p50.toFixed(1).padStart(8)} ${t.p95.toFixed(1).padStart(8)} ${t.p99.toFixed(1).padStart(8)}`);
 
   const standin = await startDeskStandin();
   try {
@@ -87,7 +88,9 @@ async function main(): Promise<void> {
       const seconds = (performance.now() - start) / 1000;
       const posted = tickets.reduce((sum, id) => sum + standin.ticket(id)!.comments.length - 1, 0);
       latencies.sort((a, b) => a - b);
-      console.log(`${String(concurrency).padStart(11)} ${(replies / seconds).toFixed(0).padStart(11)} ${percentile(latencies, 50).toFixed(2).padStart(14)} ${percentile(latencies, 95).toFixed(2).padStart(5)} ${String(posted - replies).padStart(12)}`);
+      console.log(
+        `${String(concurrency).padStart(11)} ${(replies / seconds).toFixed(0).padStart(11)} ${percentile(latencies, 50).toFixed(2).padStart(14)} ${percentile(latencies, 95).toFixed(2).padStart(5)} ${String(posted - replies).padStart(12)}`,
+      );
     }
   } finally {
     await standin.close();

@@ -40,7 +40,10 @@ async function main(): Promise<number> {
   const temporal = lazyClient(config);
   const server = await startServer({ client: temporal.client, pool: db.app, config, log: () => undefined }, 0);
   try {
-    if (!values.json) console.log(`endpoint ${server.url} -> Temporal ${config.TEMPORAL_ADDRESS} (${dev.startedHere ? 'dev server started for this bench' : 'existing server'}), task queue ${taskQueue} (no worker)`);
+    if (!values.json)
+      console.log(
+        `endpoint ${server.url} -> Temporal ${config.TEMPORAL_ADDRESS} (${dev.startedHere ? 'dev server started for this bench' : 'existing server'}), task queue ${taskQueue} (no worker)`,
+      );
     await runEventsBench({ url: server.url, apiKey, count, concurrency, out, json: values.json });
   } finally {
     await server.close();

@@ -34,7 +34,7 @@ async function selectAll(db: Database, customerId: string, queries: [string, unk
 
 async function shaped(tools: Tools, name: ToolName, input: unknown, customerId: string, toolUseId = `measure-${name}`): Promise<string> {
   const call: ToolCall = { name, input, context: { customerId, ticketId: 'measure', workflowId: 'measure-shaping', toolUseId } };
-  const outcome: ToolOutcome = await (tools[name])(call);
+  const outcome: ToolOutcome = await tools[name](call);
   if (outcome.is_error) throw new Error(`${name} failed: ${outcome.content}`);
   return outcome.content;
 }
@@ -50,12 +50,26 @@ async function measureAll(db: Database): Promise<Measurement[]> {
     out.push({ tool, call, rawRows: rows.length, rawTokens: estimateTokens(JSON.stringify(rows)), shapedTokens: texts.reduce((n, t) => n + estimateTokens(t), 0) });
   };
 
-  await add('get_order', `order ${order}`, dana,
-    [['SELECT * FROM orders WHERE order_id = $1', [order]], ['SELECT * FROM shipments WHERE order_id = $1', [order]]],
-    await shaped(tools, 'get_order', { order_id: order }, dana));
-  await add('list_orders', 'Dana, default limit 5', dana,
-    [['SELECT * FROM orders', []], ['SELECT * FROM shipments', []]],
-    await shaped(tools, 'list_orders', {}, dana));
+  await add(
+    'get_order',
+    `order ${order}`,
+    dana,
+    [
+      ['SELECT * FROM orders WHERE order_id = $1', [order]],
+      ['SELECT * FROM shipments WHERE order_id = $1', [order]],
+    ],
+    await shaped(tools, 'get_order', { order_id: order }, dana),
+  );
+  await add(
+    'list_orders',
+    'Dana, default limit 5',
+    dana,
+    [
+      ['SELECT * FROM orders', []],
+      ['SELECT * FROM shipments', []],
+    ],
+    await shaped(tools, 'list_orders', {}, dana),
+  );
   const trackingPage1 = await shaped(tools, 'get_tracking_events', { order_id: order, page: 1 }, dana);
   const tracking: string[] = [trackingPage1];
   for (const page of [2, 3]) tracking.push(await shaped(tools, 'get_tracking_events', { order_id: order, page }, dana));
@@ -66,33 +80,67 @@ async function measureAll(db: Database): Promise<Measurement[]> {
   for (const page of [2, 3]) tickets.push(await shaped(tools, 'get_earlier_tickets', { page }, dana));
   await add('get_earlier_tickets', 'Dana, page 1', dana, [['SELECT * FROM support_tickets', []]], ticketsPage1);
   await add('get_earlier_tickets', 'Dana, pages 1-3', dana, [['SELECT * FROM support_tickets', []]], tickets);
-  await add('get_payments', `order ${DEMO.orders.doubleCharge} (charged twice)`, marco,
-    [['SELECT * FROM payments WHERE order_id = $1', [DEMO.orders.doubleCharge]], ['SELECT * FROM refunds WHERE order_id = $1', [DEMO.orders.doubleCharge]]],
-    await shaped(tools, 'get_payments', { order_id: DEMO.orders.doubleCharge }, marco));
+  await add(
+    'get_payments',
+    `order ${DEMO.orders.doubleCharge} (charged twice)`,
+    marco,
+    [
+      ['SELECT * FROM payments WHERE order_id = $1', [DEMO.orders.doubleCharge]],
+      ['SELECT * FROM refunds WHERE order_id = $1', [DEMO.orders.doubleCharge]],
+    ],
+    await shaped(tools, 'get_payments', { order_id: DEMO.orders.doubleCharge }, marco),
+  );
   const policy = await shaped(tools, 'lookup_policy', { topic: 'parcel marked delivered but not received' }, dana);
-  await add('lookup_policy', '"parcel marked delivered but not received"', dana,
-    [['SELECT * FROM policies WHERE topic = $1', [(JSON.parse(policy) as { topic: string }).topic]]], policy);
+  await add(
+    'lookup_policy',
+    '"parcel marked delivered but not received"',
+    dana,
+    [['SELECT * FROM policies WHERE topic = $1', [(JSON.parse(policy) as { topic: string }).topic]]],
+    policy,
+  );
 
   const request = await shaped(tools, 'request_refund', { order_id: order, amount_cents: 11_299, reason: 'Marked delivered 2.4 km away with no photo; never received.' }, dana);
   const requestId = (JSON.parse(request) as { request_id: string }).request_id;
   await add('request_refund', `order ${order}, full total`, dana, [['SELECT * FROM refund_requests WHERE request_id = $1', [requestId]]], request);
   await tools.recordRefundDecision({ customerId: dana, requestId, decision: 'approved', approver: 'measure-shaping', decidedAt: new Date().toISOString() });
   const issued = await shaped(tools, 'issue_refund', { request_id: requestId }, dana);
-  await add('issue_refund', 'after a recorded approval', dana,
-    [['SELECT * FROM refunds WHERE request_id = $1', [requestId]], ['SELECT * FROM refund_decisions WHERE request_id = $1', [requestId]]], issued);
+  await add(
+    'issue_refund',
+    'after a recorded approval',
+    dana,
+    [
+      ['SELECT * FROM refunds WHERE request_id = $1', [requestId]],
+      ['SELECT * FROM refund_decisions WHERE request_id = $1', [requestId]],
+    ],
+    issued,
+  );
   return out;
 }
 
 function table(rows: Measurement[]): string[] {
   const head = ['tool', 'call', 'raw rows', 'raw tokens', 'shaped tokens', 'shaped / raw'];
-  const body = rows.map((m) => [m.tool, m.call, String(m.rawRows), m.rawTokens.toLocaleString('en-US'), m.shapedTokens.toLocaleString('en-US'), `${((100 * m.shapedTokens) / m.rawTokens).toFixed(0)}%`]);
+  const body = rows.map((m) => [
+    m.tool,
+    m.call,
+    String(m.rawRows),
+    m.rawTokens.toLocaleString('en-US'),
+    m.shapedTokens.toLocaleString('en-US'),
+    `${((100 * m.shapedTokens) / m.rawTokens).toFixed(0)}%`,
+  ]);
   const typical = ['get_order', 'get_tracking_events|pages', 'get_earlier_tickets|page 1', 'get_payments', 'lookup_policy'].map((key) => {
     const [tool, part] = key.split('|');
     return rows.find((m) => m.tool === tool && (!part || m.call.includes(part)))!;
   });
   const raw = typical.reduce((n, m) => n + m.rawTokens, 0);
   const small = typical.reduce((n, m) => n + m.shapedTokens, 0);
-  body.push(['(one investigation)', 'order + 3 tracking pages + tickets p1 + payments + policy', '', raw.toLocaleString('en-US'), small.toLocaleString('en-US'), `${((100 * small) / raw).toFixed(0)}%`]);
+  body.push([
+    '(one investigation)',
+    'order + 3 tracking pages + tickets p1 + payments + policy',
+    '',
+    raw.toLocaleString('en-US'),
+    small.toLocaleString('en-US'),
+    `${((100 * small) / raw).toFixed(0)}%`,
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]?.length ?? 0)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 2 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join(' | ')} |`;
   return [line(head), `|${widths.map((w, i) => (i >= 2 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`, ...body.map(line)];

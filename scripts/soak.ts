@@ -377,7 +377,14 @@ async function main(): Promise<number> {
       }
       for (const requestId of [...c.twice]) void approveAgain(c, requestId);
       if (state === 'waiting_for_customer' && status.lastReply && !c.closeSent) {
-        const closed: TicketEvent = { eventId: `evt-${c.ticketId}-close`, type: 'ticket.closed', ticketId: c.ticketId, customerId: c.customerId, message: '', receivedAt: new Date().toISOString() };
+        const closed: TicketEvent = {
+          eventId: `evt-${c.ticketId}-close`,
+          type: 'ticket.closed',
+          ticketId: c.ticketId,
+          customerId: c.customerId,
+          message: '',
+          receivedAt: new Date().toISOString(),
+        };
         if (await attempt(client, 10_000, () => deliverEvent(client, null, closed, { taskQueue, settings }))) c.closeSent = true;
       }
     };

@@ -43,7 +43,12 @@ async function freshDatabase(baseUrl: string): Promise<{ url: string; drop(): Pr
 
 async function main(): Promise<number> {
   const only = process.argv.slice(2);
-  const files = only.length ? only : readdirSync(join(ROOT, 'test')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => join('test', f));
+  const files = only.length
+    ? only
+    : readdirSync(join(ROOT, 'test'))
+        .filter((f) => f.endsWith('.test.ts'))
+        .sort()
+        .map((f) => join('test', f));
 
   const started = Date.now();
   // The local embedding model's files, once, before test files load it in parallel.
@@ -59,7 +64,9 @@ async function main(): Promise<number> {
   try {
     const bundlePath = join(work, 'workflow-bundle.js');
     await writeWorkflowBundle(bundlePath);
-    console.log(`test setup: Temporal ${server.address} (UI ${server.uiUrl}), Postgres ${db ? db.url.replace(/\/\/[^@]*@/, '//') : 'embedded per file'}, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `test setup: Temporal ${server.address} (UI ${server.uiUrl}), Postgres ${db ? db.url.replace(/\/\/[^@]*@/, '//') : 'embedded per file'}, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     const env = {
       ...process.env,
       TEMPORAL_ADDRESS: server.address,
@@ -81,7 +88,6 @@ async function main(): Promise<number> {
     await server.stop();
   }
 }
-
 
 main().then(
   (code) => process.exit(code),

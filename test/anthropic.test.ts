@@ -87,9 +87,7 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
         cache_control: { type: 'ephemeral' },
       },
     ],
-    messages: [
-      { role: 'user', content: [{ type: 'text', text: 'Where is order ord_42?', cache_control: { type: 'ephemeral' } }] },
-    ],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Where is order ord_42?', cache_control: { type: 'ephemeral' } }] }],
     max_tokens: 1024,
     ...overrides,
   };
@@ -187,18 +185,14 @@ describe('the Anthropic model adapter', () => {
   });
 
   it('counts cache usage the API reports as null as zero', async () => {
-    const api = await startApi(
-      ok({ usage: { input_tokens: 10, output_tokens: 2, cache_creation_input_tokens: null, cache_read_input_tokens: null } }),
-    );
+    const api = await startApi(ok({ usage: { input_tokens: 10, output_tokens: 2, cache_creation_input_tokens: null, cache_read_input_tokens: null } }));
     const reply = await model(api.baseURL).create(request());
     assert.deepEqual(reply.usage, { input_tokens: 10, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
   });
 
   it('asks for native structured output when an output schema is set, and the reply is one text block of JSON', async () => {
     const schema = { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'], additionalProperties: false };
-    const api = await startApi(
-      ok({ content: [{ type: 'text', text: '{"summary":"Order ord_42 shipped late."}' }], stop_reason: 'end_turn' }),
-    );
+    const api = await startApi(ok({ content: [{ type: 'text', text: '{"summary":"Order ord_42 shipped late."}' }], stop_reason: 'end_turn' }));
     const reply = await model(api.baseURL).create(request({ purpose: 'compact', tools: [], output_schema: schema, extra: { output_config: { effort: 'low' } } }));
     assert.deepEqual(api.received[0]?.body.output_config, { effort: 'low', format: { type: 'json_schema', schema } });
     assert.equal(reply.content.length, 1);

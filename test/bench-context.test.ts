@@ -53,7 +53,11 @@ describe('the context benchmark replays the reference design scenario', () => {
   it('prints one table with a row per policy, and the same table as JSON on request', () => {
     const header = lines.find((l) => l.startsWith('policy'));
     assert.ok(header && /tokens at step 30.*peak tokens.*total input tokens.*cost, full price.*cost, with caching/.test(header));
-    for (const r of result.rows) assert.ok(lines.some((l) => l.startsWith(r.policy)), r.policy);
+    for (const r of result.rows)
+      assert.ok(
+        lines.some((l) => l.startsWith(r.policy)),
+        r.policy,
+      );
     const json: string[] = [];
     const again = runContextBench({ json: true, out: (line) => json.push(line) });
     const [line] = json;

@@ -69,7 +69,10 @@ test('a Temporal that accepts connections but never answers is reported when the
   try {
     const r = await caseworkAsync(['ticket', eventFile('silent.json', good)], { TEMPORAL_ADDRESS: address, CASEWORK_CONNECT_TIMEOUT_MS: '1000' });
     assert.equal(r.code, 1);
-    assert.match(r.stderr, new RegExp(`cannot reach Temporal at ${address.replace(/\./g, '\\.')} \\(2 attempts\\): the connect deadline of 1 s passed \\(CASEWORK_CONNECT_TIMEOUT_MS=1000\\)`));
+    assert.match(
+      r.stderr,
+      new RegExp(`cannot reach Temporal at ${address.replace(/\./g, '\\.')} \\(2 attempts\\): the connect deadline of 1 s passed \\(CASEWORK_CONNECT_TIMEOUT_MS=1000\\)`),
+    );
     assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
   } finally {
     silent.close();

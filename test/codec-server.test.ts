@@ -28,7 +28,13 @@ import type { ProbeActivities } from './fixtures/codec-probe-workflow';
 const run = promisify(execFile);
 const UI_ORIGIN = 'http://127.0.0.1:8233';
 const TOKEN = 'codec-token-0123456789abcdef';
-const keyring = keyringOf([{ id: 'old', key: randomBytes(32) }, { id: 'current', key: randomBytes(32) }], 'environment');
+const keyring = keyringOf(
+  [
+    { id: 'old', key: randomBytes(32) },
+    { id: 'current', key: randomBytes(32) },
+  ],
+  'environment',
+);
 const json = (value: unknown) => defaultPayloadConverter.toPayload<unknown>(value);
 const toJson = (p: Payload) => ({
   metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
@@ -212,8 +218,16 @@ describe('on a real Temporal dev server', { skip: process.env.TEMPORAL_ADDRESS ?
   }
 
   before(async () => {
-    config = loadConfig({ ...process.env, CASEWORK_CODEC_KEYS: `2026-q1:${randomBytes(32).toString('base64')},2026-q2:${randomBytes(32).toString('base64')}`, CASEWORK_CODEC_SERVER_TOKEN: TOKEN });
-    ({ code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./fixtures/codec-probe-workflow'), failureConverterPath: FAILURE_CONVERTER_PATH, logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } }));
+    config = loadConfig({
+      ...process.env,
+      CASEWORK_CODEC_KEYS: `2026-q1:${randomBytes(32).toString('base64')},2026-q2:${randomBytes(32).toString('base64')}`,
+      CASEWORK_CODEC_SERVER_TOKEN: TOKEN,
+    });
+    ({ code } = await bundleWorkflowCode({
+      workflowsPath: require.resolve('./fixtures/codec-probe-workflow'),
+      failureConverterPath: FAILURE_CONVERTER_PATH,
+      logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
+    }));
     connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
     plain = new Client({ connection: await Connection.connect({ address: config.TEMPORAL_ADDRESS }) });
     const converter = dataConverterFor(config, db.app);

@@ -21,9 +21,18 @@ import type { ProbeActivities } from './fixtures/codec-probe-workflow';
 
 const ARTIFACTS = resolve(__dirname, '../test-artifacts');
 const UI_URL = process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233';
-const CHROMIUM = [process.env.CASEWORK_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p)) ??
+const CHROMIUM =
+  [process.env.CASEWORK_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p)) ??
   (spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).stdout.trim() || undefined);
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const skip = !process.env.TEMPORAL_ADDRESS
   ? 'needs the dev server npm test starts (TEMPORAL_ADDRESS)'
   : !CHROMIUM && process.env.CI !== 'true'
@@ -48,7 +57,10 @@ describe('decoded payloads in the Temporal web UI', { skip }, () => {
     // server's UI has no sign-in whose access token it could pass on.
     const config = loadConfig({ ...process.env, CASEWORK_CODEC_KEYS: `ui-test:${randomBytes(32).toString('base64')}`, CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: '1024' });
     const dataConverter = dataConverterFor(config, db.app);
-    codecServer = await startCodecServer({ ...config, CASEWORK_CODEC_SERVER_TOKEN: undefined }, { codecs: dataConverter.payloadCodecs!, externalStorage: dataConverter.externalStorage, port: 0 });
+    codecServer = await startCodecServer(
+      { ...config, CASEWORK_CODEC_SERVER_TOKEN: undefined },
+      { codecs: dataConverter.payloadCodecs!, externalStorage: dataConverter.externalStorage, port: 0 },
+    );
     const { code } = await bundleWorkflowCode({
       workflowsPath: require.resolve('./fixtures/codec-probe-workflow'),
       failureConverterPath: FAILURE_CONVERTER_PATH,
@@ -91,8 +103,18 @@ describe('decoded payloads in the Temporal web UI', { skip }, () => {
     const page = await context.newPage();
     page.setDefaultTimeout(20_000);
     await page.goto(historyUrl);
-    await page.getByText(/Activity Task Completed|ActivityTaskCompleted/).first().click();
-    const decoded = await page.getByText(/shipment scan: Tilburg hub/).first().waitFor().then(() => true, () => false);
+    await page
+      .getByText(/Activity Task Completed|ActivityTaskCompleted/)
+      .first()
+      .click();
+    const decoded = await page
+      .getByText(/shipment scan: Tilburg hub/)
+      .first()
+      .waitFor()
+      .then(
+        () => true,
+        () => false,
+      );
     await page.screenshot({ path: join(ARTIFACTS, 'ui-codec-decoded.png'), fullPage: true });
     assert.ok(decoded, 'the decoded tool result shows (see test-artifacts/ui-codec-decoded.png)');
     const shown = await page.locator('main').innerText();
@@ -106,8 +128,14 @@ describe('decoded payloads in the Temporal web UI', { skip }, () => {
     const page = await context.newPage();
     page.setDefaultTimeout(20_000);
     await page.goto(historyUrl);
-    await page.getByText(/Activity Task Completed|ActivityTaskCompleted/).first().click();
-    await page.getByText(/binary\/encrypted|ExternalStorageReference|casework-postgres/).first().waitFor();
+    await page
+      .getByText(/Activity Task Completed|ActivityTaskCompleted/)
+      .first()
+      .click();
+    await page
+      .getByText(/binary\/encrypted|ExternalStorageReference|casework-postgres/)
+      .first()
+      .waitFor();
     await page.screenshot({ path: join(ARTIFACTS, 'ui-codec-ciphertext.png'), fullPage: true });
     const shown = await page.locator('main').innerText();
     assert.doesNotMatch(shown, /Whitfield|Tilburg|NL-88231/);

@@ -14,7 +14,11 @@ import { CodecKeyError, devKeyPath, EncryptionRequiredError, keyringOf, loadKeyr
 
 const key = (id: string) => ({ id, key: randomBytes(32) });
 const spec = (...keys: { id: string; key: Buffer }[]) => keys.map((k) => `${k.id}:${k.key.toString('base64')}`).join(',');
-const text = (p: Payload) => Buffer.from(p.data ?? []).toString('latin1') + Object.values(p.metadata ?? {}).map((v) => Buffer.from(v).toString('latin1')).join('');
+const text = (p: Payload) =>
+  Buffer.from(p.data ?? []).toString('latin1') +
+  Object.values(p.metadata ?? {})
+    .map((v) => Buffer.from(v).toString('latin1'))
+    .join('');
 const json = (value: unknown) => defaultPayloadConverter.toPayload<unknown>(value);
 const meta = (p: Payload, k: string) => Buffer.from(p.metadata?.[k] ?? []).toString();
 
@@ -111,7 +115,10 @@ describe('payload keys', () => {
 
   test('refuses a short key, a repeated id and an entry without an id, never echoing key material', () => {
     const short = Buffer.alloc(16, 7).toString('base64');
-    assert.throws(() => parseKeys(`k:${short}`, 'X'), (e: Error) => e instanceof CodecKeyError && /16 bytes; AES-256 needs 32/.test(e.message) && !e.message.includes(short));
+    assert.throws(
+      () => parseKeys(`k:${short}`, 'X'),
+      (e: Error) => e instanceof CodecKeyError && /16 bytes; AES-256 needs 32/.test(e.message) && !e.message.includes(short),
+    );
     assert.throws(() => parseKeys(`${spec(key('k'))},${spec(key('k'))}`, 'X'), /"k" appears twice/);
     assert.throws(() => parseKeys(randomBytes(32).toString('base64'), 'X'), /must be "id:base64key"/);
   });
@@ -138,7 +145,10 @@ describe('payload keys', () => {
       for (const env of [{ NODE_ENV: 'production' }, { CASEWORK_REQUIRE_ENCRYPTION: 'true' }]) {
         const config = loadConfig({ ...env, CASEWORK_DATA_DIR: dir });
         assert.ok(productionMode(config));
-        assert.throws(() => loadKeyring(config), (e: Error) => e instanceof EncryptionRequiredError && /CASEWORK_CODEC_KEYS/.test(e.message));
+        assert.throws(
+          () => loadKeyring(config),
+          (e: Error) => e instanceof EncryptionRequiredError && /CASEWORK_CODEC_KEYS/.test(e.message),
+        );
       }
       assert.ok(loadKeyring(loadConfig({ NODE_ENV: 'production', CASEWORK_CODEC_KEYS: spec(key('prod-1')) })).current.id === 'prod-1');
     } finally {

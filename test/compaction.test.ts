@@ -159,7 +159,13 @@ describe('compaction replies that do not parse', () => {
 
   it('accepts JSON fenced as a code block', () => {
     const notes = { ...emptyCaseNotes(), order_ids: ['4471'] };
-    const reply: ModelReply = { id: 'm', model: 'x', stop_reason: 'end_turn', usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }, content: [{ type: 'text', text: `\`\`\`json\n${JSON.stringify(notes)}\n\`\`\``, citations: null }] };
+    const reply: ModelReply = {
+      id: 'm',
+      model: 'x',
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      content: [{ type: 'text', text: `\`\`\`json\n${JSON.stringify(notes)}\n\`\`\``, citations: null }],
+    };
     assert.deepEqual(parseCaseNotes(reply), notes);
   });
 });
@@ -181,10 +187,17 @@ describe('compaction keeps tool pairs intact', () => {
         const ids = (m.content as ContentBlockParam[]).flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
         if (!ids.length || i === sent.length - 1) return;
         const next = sent[i + 1]?.content as ContentBlockParam[];
-        assert.deepEqual(next.slice(0, ids.length).map((b) => (b.type === 'tool_result' ? b.tool_use_id : '')), ids);
+        assert.deepEqual(
+          next.slice(0, ids.length).map((b) => (b.type === 'tool_result' ? b.tool_use_id : '')),
+          ids,
+        );
       });
       const head = sent[0]?.content as ContentBlockParam[];
-      assert.equal(head.some((b) => b.type === 'tool_result'), false, `split ${split}: the sent context opens without orphan results`);
+      assert.equal(
+        head.some((b) => b.type === 'tool_result'),
+        false,
+        `split ${split}: the sent context opens without orphan results`,
+      );
     }
   });
 });

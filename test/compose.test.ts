@@ -176,7 +176,10 @@ async function startAsContainer(name: string, env: Record<string, string>, url: 
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) assert.fail(`${name} exited with ${child.exitCode} before it was healthy:\n${output.slice(-3000)}`);
-    const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
+    const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return { child, output: () => output };
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -326,7 +329,9 @@ describe('docker-compose.yml', { skip }, () => {
       } finally {
         assert.equal(await stopAsContainer(child), 0, `the worker exits cleanly on SIGTERM:\n${output().slice(-3000)}`);
       }
-      const lines = output().split('\n').filter((l) => l.startsWith('{'));
+      const lines = output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'));
       assert.ok(lines.length > 0, 'the worker logs JSON lines');
       assert.ok(lines.some((l) => /"msg":"Worker state changed".*"state":"RUNNING"/.test(l)));
     });

@@ -14,16 +14,33 @@ const filler = 'The customer describes the parcel, the courier and the date in s
 function tickets(): TicketRow[] {
   return [
     { ticket_id: 'T-1', opened_at: '2025-03-02T10:00:00.000Z', subject: 'Late delivery', body: `${filler}It came two days late.`, status: 'closed', order_id: '3001' },
-    { ticket_id: 'T-2', opened_at: '2025-06-14T09:00:00.000Z', subject: 'Left at the wrong building', body: `${filler}The courier left it at Block A, the wrong building, again.`, status: 'closed', order_id: '4471' },
+    {
+      ticket_id: 'T-2',
+      opened_at: '2025-06-14T09:00:00.000Z',
+      subject: 'Left at the wrong building',
+      body: `${filler}The courier left it at Block A, the wrong building, again.`,
+      status: 'closed',
+      order_id: '4471',
+    },
     { ticket_id: 'T-3', opened_at: '2025-08-01T12:00:00.000Z', subject: 'Charged twice', body: `${filler}I was charged twice for one order.`, status: 'closed', order_id: null },
-    { ticket_id: 'T-4', opened_at: '2025-10-14T08:30:00.000Z', subject: 'Parcel missing', body: `${filler}Delivered to another building, not Block B. The wrong buildings keep getting my parcels.`, status: 'open', order_id: '5102' },
+    {
+      ticket_id: 'T-4',
+      opened_at: '2025-10-14T08:30:00.000Z',
+      subject: 'Parcel missing',
+      body: `${filler}Delivered to another building, not Block B. The wrong buildings keep getting my parcels.`,
+      status: 'open',
+      order_id: '5102',
+    },
   ];
 }
 
 describe('the offline ticket reader', () => {
   it('takes the key terms of the question, each "or" an alternative', () => {
     assert.deepEqual(keyTerms('Which tickets mention the wrong building?'), [['wrong', 'build']]);
-    assert.deepEqual(keyTerms('Which earlier tickets mention a double charge or the wrong building?'), [['doubl', 'charg'], ['wrong', 'build']]);
+    assert.deepEqual(keyTerms('Which earlier tickets mention a double charge or the wrong building?'), [
+      ['doubl', 'charg'],
+      ['wrong', 'build'],
+    ]);
   });
 
   it('lists the matching tickets with dates, orders and a one-line quote', () => {
@@ -79,16 +96,21 @@ describe('review_tickets', () => {
   before(async () => {
     db = await openTestDatabase();
     for (const id of [customerId, otherId]) {
-      await db.admin.query(
-        `INSERT INTO customers (customer_id, name, email, default_address, created_at) VALUES ($1, $2, $3, 'Block B, 12 Elm Road', now())`,
-        [id, 'Test customer', `${id}@example.test`],
-      );
+      await db.admin.query(`INSERT INTO customers (customer_id, name, email, default_address, created_at) VALUES ($1, $2, $3, 'Block B, 12 Elm Road', now())`, [
+        id,
+        'Test customer',
+        `${id}@example.test`,
+      ]);
     }
     for (const t of tickets()) {
-      await db.admin.query(
-        `INSERT INTO support_tickets (ticket_id, customer_id, order_id, opened_at, subject, body, status) VALUES ($1, $2, NULL, $3, $4, $5, $6)`,
-        [`${customerId}-${t.ticket_id}`, customerId, t.opened_at, t.subject, t.body, t.status],
-      );
+      await db.admin.query(`INSERT INTO support_tickets (ticket_id, customer_id, order_id, opened_at, subject, body, status) VALUES ($1, $2, NULL, $3, $4, $5, $6)`, [
+        `${customerId}-${t.ticket_id}`,
+        customerId,
+        t.opened_at,
+        t.subject,
+        t.body,
+        t.status,
+      ]);
     }
     await db.admin.query(
       `INSERT INTO support_tickets (ticket_id, customer_id, opened_at, subject, body, status) VALUES ($1, $2, now(), 'Wrong building', 'Someone else: wrong building.', 'open')`,

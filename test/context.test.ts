@@ -31,7 +31,12 @@ const calls = (...ids: string[]): MessageParam => ({
 });
 const results = (...ids: string[]): MessageParam => ({
   role: 'user',
-  content: ids.map((id): ContentBlockParam => ({ type: 'tool_result', tool_use_id: id, content: `{"result_of":"${id}","events":["scanned at Hub 4"]}`, ...(id === 'c' ? { is_error: true } : {}) })),
+  content: ids.map((id): ContentBlockParam => ({
+    type: 'tool_result',
+    tool_use_id: id,
+    content: `{"result_of":"${id}","events":["scanned at Hub 4"]}`,
+    ...(id === 'c' ? { is_error: true } : {}),
+  })),
 });
 const says = (text: string): MessageParam => ({ role: 'assistant', content: [{ type: 'text', text }] });
 
@@ -67,7 +72,11 @@ function assertPairsIntact(messages: MessageParam[]): void {
       assert.equal(next?.role, 'user', `message ${i + 1} answers tool calls`);
       const blocks = next?.content as ContentBlockParam[];
       const leading = blocks.slice(0, ids.length);
-      assert.deepEqual(leading.map((b) => (b.type === 'tool_result' ? b.tool_use_id : b.type)), ids, `results lead message ${i + 1}`);
+      assert.deepEqual(
+        leading.map((b) => (b.type === 'tool_result' ? b.tool_use_id : b.type)),
+        ids,
+        `results lead message ${i + 1}`,
+      );
     } else {
       const resultIds = message.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : []));
       if (resultIds.length === 0) return;
@@ -302,7 +311,10 @@ describe('buildContext', () => {
     assert.equal(countBreakpoints(built), 3);
     assert.deepEqual(built.system[built.system.length - 1]?.cache_control, { type: 'ephemeral' });
     assert.deepEqual(built.tools[built.tools.length - 1]?.cache_control, { type: 'ephemeral' });
-    assert.equal(built.tools.slice(0, -1).some((t) => t.cache_control), false);
+    assert.equal(
+      built.tools.slice(0, -1).some((t) => t.cache_control),
+      false,
+    );
     const lastMessage = built.messages[built.messages.length - 1]?.content as ContentBlockParam[];
     assert.deepEqual((lastMessage[lastMessage.length - 1] as { cache_control?: unknown }).cache_control, { type: 'ephemeral' });
   });
@@ -334,10 +346,7 @@ describe('agent notes', () => {
 
   it('renders three headed lists, or says there are none', () => {
     assert.equal(renderNotes(EMPTY_AGENT_NOTES), 'No notes yet.');
-    assert.equal(
-      renderNotes({ found: ['x'], ruled_out: [], to_do: ['y'] }),
-      'Found:\n- x\nTo do:\n- y',
-    );
+    assert.equal(renderNotes({ found: ['x'], ruled_out: [], to_do: ['y'] }), 'Found:\n- x\nTo do:\n- y');
   });
 });
 

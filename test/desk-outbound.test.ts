@@ -29,7 +29,13 @@ after(async () => {
 
 const zendesk = (timeoutMs = 2_000, apiToken?: string) =>
   createZendeskClient({ baseUrl: standin.url, email: standin.agent.email, apiToken: apiToken ?? standin.agent.apiToken, timeoutMs });
-const reply = (ticketId: number, sequence: number, body = `Reply ${sequence}`): DeskPost => ({ workflowId: `investigation-zendesk-${ticketId}`, externalTicketId: String(ticketId), kind: 'reply', sequence, body });
+const reply = (ticketId: number, sequence: number, body = `Reply ${sequence}`): DeskPost => ({
+  workflowId: `investigation-zendesk-${ticketId}`,
+  externalTicketId: String(ticketId),
+  kind: 'reply',
+  sequence,
+  body,
+});
 const noSleep = { sleep: async () => {} };
 const publicAgentComments = (ticketId: number) => standin.ticket(ticketId)!.comments.filter((c) => c.author_id === standin.agent.id && c.public);
 
@@ -38,7 +44,12 @@ describe('posting to Zendesk', () => {
     const { ticketId } = standin.createTicket({ requesterId: 8001, subject: 'Broken mug', body: 'My mug arrived broken.' });
     const client = zendesk();
     assert.equal((await client.post(reply(ticketId, 1, 'Sorry about the mug. A refund is on its way for approval.'))).outcome, 'posted');
-    await client.post({ ...reply(ticketId, 1, 'Refund of 12.00 EUR for order 4471 awaits approval: casework approve …'), kind: 'note', tags: ['casework_awaiting_approval'], status: 'pending' });
+    await client.post({
+      ...reply(ticketId, 1, 'Refund of 12.00 EUR for order 4471 awaits approval: casework approve …'),
+      kind: 'note',
+      tags: ['casework_awaiting_approval'],
+      status: 'pending',
+    });
     const ticket = standin.ticket(ticketId)!;
     const [first, customerReply, note] = ticket.comments;
     assert.equal(first.author_id, 8001);
@@ -53,7 +64,15 @@ describe('posting to Zendesk', () => {
 
   it('leaves the team a note with amount, order, evidence and how to approve, and marks the ticket pending', async () => {
     const { ticketId } = standin.createTicket({ requesterId: 8010, subject: 'Refund', body: 'Broken' });
-    const note = refundAwaitingNote({ workflowId: `investigation-zendesk-${ticketId}`, requestId: 'rr-1', orderId: '4471', amountCents: 1200, reason: 'arrived damaged', evidence: ['carrier scan: box crushed'], approvers: ['support-lead'] });
+    const note = refundAwaitingNote({
+      workflowId: `investigation-zendesk-${ticketId}`,
+      requestId: 'rr-1',
+      orderId: '4471',
+      amountCents: 1200,
+      reason: 'arrived damaged',
+      evidence: ['carrier scan: box crushed'],
+      approvers: ['support-lead'],
+    });
     await zendesk().post({ ...reply(ticketId, 1, note.body), kind: 'note', tags: note.tags, status: note.status });
     const posted = standin.ticket(ticketId)!;
     const body = posted.comments.at(-1)!.body;
@@ -126,7 +145,10 @@ describe('posting to Zendesk', () => {
   it('postToDesk routes by ticket id and turns a wrong credential into a non-retryable activity failure', async () => {
     const { ticketId } = standin.createTicket({ requesterId: 8007, subject: 'Route', body: 'Hi' });
     const failures: string[] = [];
-    const postToDesk = createPostToDesk({ clients: new Map([['zendesk', zendesk(2_000, 'wrong-token')]]), observer: { failed: (desk, kind, name) => failures.push(`${desk}/${kind}/${name}`) } });
+    const postToDesk = createPostToDesk({
+      clients: new Map([['zendesk', zendesk(2_000, 'wrong-token')]]),
+      observer: { failed: (desk, kind, name) => failures.push(`${desk}/${kind}/${name}`) },
+    });
     const input = { workflowId: `investigation-zendesk-${ticketId}`, ticketId: `zendesk-${ticketId}`, kind: 'reply' as const, sequence: 1, body: 'Hello' };
     const error = await postToDesk(input).catch((e: unknown) => e);
     assert.ok(error instanceof ApplicationFailure);
@@ -149,7 +171,9 @@ describe('posting to Zendesk', () => {
     assert.match(JSON.stringify(await response.json()), /comment\.visibility/);
     const anonymous = await fetch(`${standin.url}/api/v2/tickets/${ticketId}.json`);
     assert.equal(anonymous.status, 401);
-    const blank = await zendesk().post({ ...reply(ticketId, 1), body: '   ' }).catch((e: unknown) => e);
+    const blank = await zendesk()
+      .post({ ...reply(ticketId, 1), body: '   ' })
+      .catch((e: unknown) => e);
     assert.ok(blank instanceof DeskRequestError);
   });
 
@@ -159,7 +183,8 @@ describe('posting to Zendesk', () => {
     const customers = configuredCustomerLookup({ customers: new Map([['zendesk:8009', 'C-8009']]), trustExternalId: false });
     const result = acceptZendeskWebhook({ headers, body }, { signingSecret: standin.webhookSecret, replayWindowSeconds: 300, customers }, new Date());
     assert.equal(result.outcome, 'accepted');
-    if (result.outcome === 'accepted') assert.deepEqual([result.event.ticketId, result.event.customerId, result.event.message], [`zendesk-${ticketId}`, 'C-8009', 'Parcel missing']);
+    if (result.outcome === 'accepted')
+      assert.deepEqual([result.event.ticketId, result.event.customerId, result.event.message], [`zendesk-${ticketId}`, 'C-8009', 'Parcel missing']);
   });
 });
 
@@ -201,7 +226,8 @@ describe('posting to Intercom and Freshdesk', () => {
     const conversations: { body: string; body_text: string }[] = [];
     const fake = scriptedFetch((method, _url, body) => {
       if (method === 'GET') return { status: 200, json: conversations };
-      if (body && (body as { body?: string }).body) conversations.push({ body: (body as { body: string }).body, body_text: (body as { body: string }).body.replace(/<[^>]+>/g, '') });
+      if (body && (body as { body?: string }).body)
+        conversations.push({ body: (body as { body: string }).body, body_text: (body as { body: string }).body.replace(/<[^>]+>/g, '') });
       return { status: 201, json: { id: conversations.length } };
     });
     const client = createFreshdeskClient({ baseUrl: 'https://acme.freshdesk.com', apiKey: 'key', timeoutMs: 1000, fetch: fake.impl });
@@ -228,7 +254,14 @@ describe('the generic outbound webhook', () => {
       req.on('end', () => {
         const raw = Buffer.concat(chunks);
         const id = String(req.headers['x-casework-delivery']);
-        const valid = verifyCaseworkWebhook({ secret, timestamp: req.headers['x-casework-timestamp'] as string, signature: req.headers['x-casework-signature'] as string, body: raw, now: new Date(), windowSeconds: 300 });
+        const valid = verifyCaseworkWebhook({
+          secret,
+          timestamp: req.headers['x-casework-timestamp'] as string,
+          signature: req.headers['x-casework-signature'] as string,
+          body: raw,
+          now: new Date(),
+          windowSeconds: 300,
+        });
         received.push({ id, valid, body: JSON.parse(raw.toString('utf8')) });
         if (failNext-- > 0) {
           res.writeHead(503).end();
@@ -247,7 +280,16 @@ describe('the generic outbound webhook', () => {
       assert.equal((await client.post(post)).outcome, 'already_posted');
       assert.equal(new Set(received.map((r) => r.id)).size, 1);
       assert.ok(received.every((r) => r.valid));
-      assert.deepEqual(received[0].body, { id: idempotencyKey(post), type: 'casework.reply', workflow_id: 'investigation-T-1001', ticket_id: 'T-1001', sequence: 3, body: 'Done.', tags: [], status: 'solved' });
+      assert.deepEqual(received[0].body, {
+        id: idempotencyKey(post),
+        type: 'casework.reply',
+        workflow_id: 'investigation-T-1001',
+        ticket_id: 'T-1001',
+        sequence: 3,
+        body: 'Done.',
+        tags: [],
+        status: 'solved',
+      });
       assert.equal(verifyCaseworkWebhook({ secret: 'other', timestamp: '1', signature: 'v1=00', body: 'x', now: new Date(), windowSeconds: 300 }), false);
     } finally {
       server.closeAllConnections();

@@ -57,7 +57,11 @@ const post = (path: string, options: { secret?: string; timestamp?: string } = {
   const timestamp = options.timestamp ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   return fetch(`${url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-zendesk-webhook-signature': signZendesk(options.secret ?? SECRET, timestamp, body), 'x-zendesk-webhook-signature-timestamp': timestamp },
+    headers: {
+      'content-type': 'application/json',
+      'x-zendesk-webhook-signature': signZendesk(options.secret ?? SECRET, timestamp, body),
+      'x-zendesk-webhook-signature-timestamp': timestamp,
+    },
     body,
   });
 };
@@ -77,7 +81,10 @@ describe('POST /webhooks/:desk', () => {
     assert.equal((await post('/webhooks/zendesk', { timestamp: '2020-01-01T00:00:00Z' })).status, 401);
     assert.equal(delivered.length, before);
     assert.deepEqual(rejectedReasons.slice(-2), ['bad_signature', 'stale_timestamp']);
-    assert.ok(logs.every((entry) => !JSON.stringify(entry).includes('refund')), 'log lines never carry the body');
+    assert.ok(
+      logs.every((entry) => !JSON.stringify(entry).includes('refund')),
+      'log lines never carry the body',
+    );
     const text = await registry.metrics();
     assert.match(text, /casework_desk_webhooks_rejected_total\{desk="zendesk",reason="bad_signature"\} 1/);
     assert.match(text, /casework_desk_webhooks_rejected_total\{desk="zendesk",reason="stale_timestamp"\} 1/);
@@ -91,7 +98,11 @@ describe('POST /webhooks/:desk', () => {
     const raw = Buffer.from(JSON.stringify(fresh));
     const send = () => {
       const timestamp = new Date().toISOString();
-      return fetch(`${url}/webhooks/zendesk`, { method: 'POST', headers: { 'x-zendesk-webhook-signature': signZendesk(SECRET, timestamp, raw), 'x-zendesk-webhook-signature-timestamp': timestamp }, body: raw });
+      return fetch(`${url}/webhooks/zendesk`, {
+        method: 'POST',
+        headers: { 'x-zendesk-webhook-signature': signZendesk(SECRET, timestamp, raw), 'x-zendesk-webhook-signature-timestamp': timestamp },
+        body: raw,
+      });
     };
     temporalDown = true;
     const down = await send();
@@ -99,7 +110,10 @@ describe('POST /webhooks/:desk', () => {
     assert.ok(down.headers.get('retry-after'));
     temporalDown = false;
     assert.equal((await send()).status, 202);
-    assert.deepEqual(delivered.map((d) => d.event.eventId), ['zendesk-comment-30064117810600']);
+    assert.deepEqual(
+      delivered.map((d) => d.event.eventId),
+      ['zendesk-comment-30064117810600'],
+    );
   });
 
   it('answers 404 for a desk that is not configured', async () => {

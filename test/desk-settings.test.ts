@@ -11,7 +11,10 @@ describe('desk configuration', () => {
   });
 
   it('refuses a listed desk without its credentials, naming the variable', () => {
-    assert.throws(() => deskSettings(loadConfig({ CASEWORK_DESKS: 'zendesk', CASEWORK_ZENDESK_BASE_URL: 'https://acme.zendesk.com', CASEWORK_ZENDESK_WEBHOOK_SECRET: 's' })), /CASEWORK_ZENDESK_EMAIL is required when CASEWORK_DESKS lists zendesk/);
+    assert.throws(
+      () => deskSettings(loadConfig({ CASEWORK_DESKS: 'zendesk', CASEWORK_ZENDESK_BASE_URL: 'https://acme.zendesk.com', CASEWORK_ZENDESK_WEBHOOK_SECRET: 's' })),
+      /CASEWORK_ZENDESK_EMAIL is required when CASEWORK_DESKS lists zendesk/,
+    );
     assert.throws(() => deskSettings(loadConfig({ CASEWORK_DESKS: 'zendesk,slack' })), /"slack" is not one of/);
     assert.throws(() => deskSettings(loadConfig({ CASEWORK_DESK_CUSTOMERS: 'zendesk:1' })), /CASEWORK_DESK_CUSTOMERS/);
   });

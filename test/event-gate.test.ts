@@ -59,16 +59,20 @@ const FIELDS = ['eventId', 'type', 'ticketId', 'customerId', 'message', 'receive
 /** Strings of every kind: full Unicode (lone surrogates included), controls, invisible and blank ones. */
 const anyText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.string({ unit: fc.constantFrom('\u0000', '\u0007', '\u001b', '\t', '\n', '\r', ' ', '\u00a0', '\u200b', '\ufeff', '\u2060', '\ud800', '\udc00', 'a', 'Z', '-', '_', '7'), maxLength: 20 }),
+  fc.string({
+    unit: fc.constantFrom('\u0000', '\u0007', '\u001b', '\t', '\n', '\r', ' ', '\u00a0', '\u200b', '\ufeff', '\u2060', '\ud800', '\udc00', 'a', 'Z', '-', '_', '7'),
+    maxLength: 20,
+  }),
   fc.string({ unit: 'grapheme', maxLength: 30 }),
   fc.constantFrom('', ' ', 'ticket.created', 'ticket.message', 'ticket.closed', '2026-11-30T09:00:00Z'),
 );
 
 /** Events with each field either good, a random string, or a value of the wrong type. */
 const anyEvent = fc.record(
-  Object.fromEntries(
-    FIELDS.map((field) => [field, fc.oneof(fc.constant((good as Record<string, unknown>)[field]), anyText, fc.constantFrom(null, 42, [], {}, true))]),
-  ) as Record<(typeof FIELDS)[number], fc.Arbitrary<unknown>>,
+  Object.fromEntries(FIELDS.map((field) => [field, fc.oneof(fc.constant((good as Record<string, unknown>)[field]), anyText, fc.constantFrom(null, 42, [], {}, true))])) as Record<
+    (typeof FIELDS)[number],
+    fc.Arbitrary<unknown>
+  >,
   { requiredKeys: [] },
 );
 

@@ -77,7 +77,17 @@ const segment = fc.oneof(
 
 const path = fc.oneof(
   fc.array(segment, { maxLength: 7 }).map((parts) => '/' + parts.join('/')),
-  fc.constantFrom('/customers/cust_dana/memory', '/customers/cust_dana/memory//', '/customers/cust_dana/memory/notes/1', '/memory/x', '/customers//memory', '//', '/investigations/T-1/approve', '*', 'http://localhost/healthz'),
+  fc.constantFrom(
+    '/customers/cust_dana/memory',
+    '/customers/cust_dana/memory//',
+    '/customers/cust_dana/memory/notes/1',
+    '/memory/x',
+    '/customers//memory',
+    '//',
+    '/investigations/T-1/approve',
+    '*',
+    'http://localhost/healthz',
+  ),
 );
 
 const method = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'CONNECT', 'BREW', 'get');
@@ -88,13 +98,24 @@ const body = fc.oneof(
   fc.json({ maxDepth: 3 }),
   fc.string({ unit: 'binary', maxLength: 300 }),
   fc.record({ requestId: fc.string({ maxLength: 10 }), approver: fc.option(fc.string({ maxLength: 10 })), text: fc.string({ maxLength: 40 }) }).map((o) => JSON.stringify(o)),
-  fc.record({ eventId: fc.string({ maxLength: 8 }), ticketId: fc.constantFrom('T-fuzz', 'T-2', ' ', '\u0000'), message: fc.string({ unit: 'binary', maxLength: 50 }) }).map((o) => JSON.stringify({ ...goodEvent, ...o })),
+  fc
+    .record({ eventId: fc.string({ maxLength: 8 }), ticketId: fc.constantFrom('T-fuzz', 'T-2', ' ', '\u0000'), message: fc.string({ unit: 'binary', maxLength: 50 }) })
+    .map((o) => JSON.stringify({ ...goodEvent, ...o })),
   fc.constant('x'.repeat(12_000)),
 );
 
-const authorization = fc.option(fc.constantFrom(`Bearer ${KEY}`, 'Bearer ck_fuzz_dana_0123456789', 'Bearer ak_fuzz_lead_0123456789', 'Bearer nope', 'Basic Zm9vOmJhcg==', 'Bearer', ''), { nil: undefined });
+const authorization = fc.option(
+  fc.constantFrom(`Bearer ${KEY}`, 'Bearer ck_fuzz_dana_0123456789', 'Bearer ak_fuzz_lead_0123456789', 'Bearer nope', 'Basic Zm9vOmJhcg==', 'Bearer', ''),
+  { nil: undefined },
+);
 const contentType = fc.option(fc.constantFrom('application/json', 'text/plain', 'application/json; charset=latin1', 'multipart/form-data; boundary=x', ''), { nil: undefined });
-const extra = fc.array(fc.tuple(fc.constantFrom('x-actor', 'actor', 'accept', 'x-forwarded-for', 'cookie', 'expect'), fc.oneof(fc.constant('100-continue'), fc.string({ unit: 'grapheme-ascii', maxLength: 30 }))), { maxLength: 3 });
+const extra = fc.array(
+  fc.tuple(
+    fc.constantFrom('x-actor', 'actor', 'accept', 'x-forwarded-for', 'cookie', 'expect'),
+    fc.oneof(fc.constant('100-continue'), fc.string({ unit: 'grapheme-ascii', maxLength: 30 })),
+  ),
+  { maxLength: 3 },
+);
 
 test('every request gets exactly one complete answer, never a 500, and its log line says the same status', async () => {
   await fc.assert(

@@ -19,7 +19,12 @@ test('a 200-step investigation completes across continue-as-new without losing a
   await deliverEvent(ctx.tw.client, ctx.db.app, event, { taskQueue: ctx.tw.taskQueue, settings });
   await waitUntilSettled(ctx.tw.client, workflowId, { timeoutMs: 30_000, pollMs: 50, afterStep: 0 }).catch(() => undefined);
   // A follow-up arriving mid-run is carried into the next run if it is not read first.
-  await deliverEvent(ctx.tw.client, ctx.db.app, { ...event, type: 'ticket.message', eventId: `${event.eventId}-mid`, message: 'Any news on my parcel?' }, { taskQueue: ctx.tw.taskQueue, settings });
+  await deliverEvent(
+    ctx.tw.client,
+    ctx.db.app,
+    { ...event, type: 'ticket.message', eventId: `${event.eventId}-mid`, message: 'Any news on my parcel?' },
+    { taskQueue: ctx.tw.taskQueue, settings },
+  );
   const done = await waitUntilSettled(ctx.tw.client, workflowId, { afterStep: 200, timeoutMs: 600_000 });
   assert.ok(done.step >= 201, `ran ${done.step} steps`);
   assert.ok(done.continuedAsNew >= 1, 'continued as new at least once');

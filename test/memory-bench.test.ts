@@ -23,7 +23,10 @@ describe('the memory benchmark', () => {
     assert.equal(report.load_memory.samples, 10);
     assert.ok(report.recall.median_ms > 0 && report.recall.p95_ms >= report.recall.median_ms);
     assert.ok(report.load_memory_block_tokens.max <= 500);
-    assert.ok(lines.some((l) => /^loadMemory\s+10\s+\d/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => /^loadMemory\s+10\s+\d/.test(l)),
+      lines.join('\n'),
+    );
     assert.ok(lines.some((l) => /^recall\s+10\s+\d/.test(l)));
   });
 

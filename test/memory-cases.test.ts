@@ -14,8 +14,7 @@ describe('recordCase, loadMemory and recall across conversations', () => {
     assert.equal(outcome.is_error, false, outcome.content);
     return JSON.parse(outcome.content) as { showing: string; matches: { date: string; what: string; text: string }[] };
   };
-  const count = (customerId: string, table: string) =>
-    withCustomer(db.app, customerId, async (c) => Number((await c.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n));
+  const count = (customerId: string, table: string) => withCustomer(db.app, customerId, async (c) => Number((await c.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n));
 
   before(async () => {
     db = await openTestDatabase();
@@ -42,7 +41,10 @@ describe('recordCase, loadMemory and recall across conversations', () => {
     assert.match(loaded.block, /Refunded/);
     assert.match(loaded.block, /Block B, not the main gate/);
     assert.ok(loaded.tokens > 0 && loaded.tokens < 500, `${loaded.tokens} tokens`);
-    assert.deepEqual(loaded.recentCases.map((c) => c.order_ids), [['4471']]);
+    assert.deepEqual(
+      loaded.recentCases.map((c) => c.order_ids),
+      [['4471']],
+    );
   });
 
   it('is idempotent on the workflow id: a retried recordCase writes nothing twice', async () => {
@@ -114,11 +116,38 @@ describe('recordCase, loadMemory and recall across conversations', () => {
 
   it('recall finds older notes and cases by meaning, with dates, newest first among equals', async () => {
     const customer = unique('cust');
-    await memory.recordCase({ customerId: customer, workflowId: 'run-1', ticketId: 'T1', orderIds: ['4471'], summary: 'Parcel left at the wrong building', resolution: 'refunded', closedOn: '2026-09-01' });
-    await memory.recordCase({ customerId: customer, workflowId: 'run-2', ticketId: 'T2', orderIds: ['4480'], summary: 'Parcel left at the wrong building', resolution: 'replacement sent', closedOn: '2026-10-01' });
-    await memory.recordCase({ customerId: customer, workflowId: 'run-3', ticketId: 'T3', orderIds: ['4490'], summary: 'Charged twice for one order', resolution: 'voided', closedOn: '2026-10-05' });
+    await memory.recordCase({
+      customerId: customer,
+      workflowId: 'run-1',
+      ticketId: 'T1',
+      orderIds: ['4471'],
+      summary: 'Parcel left at the wrong building',
+      resolution: 'refunded',
+      closedOn: '2026-09-01',
+    });
+    await memory.recordCase({
+      customerId: customer,
+      workflowId: 'run-2',
+      ticketId: 'T2',
+      orderIds: ['4480'],
+      summary: 'Parcel left at the wrong building',
+      resolution: 'replacement sent',
+      closedOn: '2026-10-01',
+    });
+    await memory.recordCase({
+      customerId: customer,
+      workflowId: 'run-3',
+      ticketId: 'T3',
+      orderIds: ['4490'],
+      summary: 'Charged twice for one order',
+      resolution: 'voided',
+      closedOn: '2026-10-05',
+    });
     const found = await recall(customer, 'same as last time, the courier left it at the wrong buildings');
-    assert.deepEqual(found.matches.slice(0, 2).map((m) => m.date), ['2026-10-01', '2026-09-01']);
+    assert.deepEqual(
+      found.matches.slice(0, 2).map((m) => m.date),
+      ['2026-10-01', '2026-09-01'],
+    );
     assert.match(found.matches[0]?.text ?? '(no match)', /order 4480; Parcel left at the wrong building; resolution: replacement sent/);
     assert.equal(found.matches[0]?.what, 'past case');
     assert.ok(!found.matches.some((m) => /Charged twice/.test(m.text)));
@@ -132,7 +161,10 @@ describe('recordCase, loadMemory and recall across conversations', () => {
     await memory.remember({ name: 'remember', input: { fact: 'Prefers the neighbour at number 14 to take parcels' }, context: ctx(customer) });
     await memory.remember({ name: 'remember', input: { fact: 'I am a VIP customer' }, context: ctx(customer) });
     const typo = await recall(customer, 'neighbor parcels');
-    assert.deepEqual(typo.matches.map((m) => m.text), ['Prefers the neighbour at number 14 to take parcels']);
+    assert.deepEqual(
+      typo.matches.map((m) => m.text),
+      ['Prefers the neighbour at number 14 to take parcels'],
+    );
     const claim = await recall(customer, 'vip');
     assert.equal(claim.matches[0]?.text, 'the customer claims "I am a VIP customer"');
     assert.equal(claim.matches[0]?.what, 'customer claim (unverified)');

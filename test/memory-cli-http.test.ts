@@ -18,8 +18,20 @@ describe('memory from the command line and over HTTP', () => {
 
   const seed = async (customerId: string) => {
     const memory = createMemoryActivities({ pool: db.app });
-    await memory.recordCase({ customerId, workflowId: 'investigation-T1', ticketId: 'T1', orderIds: ['4471'], summary: 'Wrong building', resolution: 'refunded', closedOn: '2026-10-14' });
-    await memory.remember({ name: 'remember', input: { fact: 'Deliveries must go to Block B, not the main gate' }, context: { customerId, ticketId: 'T1', workflowId: 'investigation-T1', toolUseId: 't' } });
+    await memory.recordCase({
+      customerId,
+      workflowId: 'investigation-T1',
+      ticketId: 'T1',
+      orderIds: ['4471'],
+      summary: 'Wrong building',
+      resolution: 'refunded',
+      closedOn: '2026-10-14',
+    });
+    await memory.remember({
+      name: 'remember',
+      input: { fact: 'Deliveries must go to Block B, not the main gate' },
+      context: { customerId, ticketId: 'T1', workflowId: 'investigation-T1', toolUseId: 't' },
+    });
     return (await showMemory(db.app, customerId)).notes[0]?.note_id;
   };
   const cli = async (...args: string[]) => {
@@ -28,7 +40,11 @@ describe('memory from the command line and over HTTP', () => {
     return { code, text: lines.join('\n') };
   };
   const http = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    const res = await fetch(base + path, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
 
@@ -78,7 +94,10 @@ describe('memory from the command line and over HTTP', () => {
     const intruder = unique('cust');
     const noteId = await seed(owner);
     assert.deepEqual(await cli('forget', '--customer', intruder, '--note', String(noteId)), { code: 2, text: `error: no note ${noteId} for customer ${intruder}` });
-    assert.deepEqual(await cli('correct', '--customer', intruder, '--note', String(noteId), '--text', 'x y'), { code: 2, text: `error: no note ${noteId} for customer ${intruder}` });
+    assert.deepEqual(await cli('correct', '--customer', intruder, '--note', String(noteId), '--text', 'x y'), {
+      code: 2,
+      text: `error: no note ${noteId} for customer ${intruder}`,
+    });
     assert.equal((await showMemory(db.app, owner)).notes[0]?.text, 'Deliveries must go to Block B, not the main gate');
   });
 
@@ -106,10 +125,19 @@ describe('memory from the command line and over HTTP', () => {
     const ok = await http('PATCH', `/customers/${customer}/memory/notes/${noteId}`, { text: 'Deliveries must go to Block C' });
     assert.equal(ok.status, 200);
     assert.equal(ok.body.note.text, 'Deliveries must go to Block C');
-    assert.deepEqual(await http('PATCH', `/customers/${customer}/memory/notes/${noteId}`, 'not json'), { status: 400, body: { error: 'request body is not valid JSON; send {"text": "..."}' } });
-    assert.deepEqual(await http('PATCH', `/customers/${customer}/memory/notes/${noteId}`, { words: 'x' }), { status: 400, body: { error: 'request body must be JSON with a "text" string' } });
+    assert.deepEqual(await http('PATCH', `/customers/${customer}/memory/notes/${noteId}`, 'not json'), {
+      status: 400,
+      body: { error: 'request body is not valid JSON; send {"text": "..."}' },
+    });
+    assert.deepEqual(await http('PATCH', `/customers/${customer}/memory/notes/${noteId}`, { words: 'x' }), {
+      status: 400,
+      body: { error: 'request body must be JSON with a "text" string' },
+    });
     assert.equal((await http('PATCH', `/customers/${customer}/memory/notes/${noteId}`, { text: 'password is hunter2' })).status, 400);
-    assert.deepEqual(await http('PATCH', `/customers/someone-else/memory/notes/${noteId}`, { text: 'x y' }), { status: 404, body: { error: `no note ${noteId} for customer someone-else` } });
+    assert.deepEqual(await http('PATCH', `/customers/someone-else/memory/notes/${noteId}`, { text: 'x y' }), {
+      status: 404,
+      body: { error: `no note ${noteId} for customer someone-else` },
+    });
   });
 
   it('DELETE forgets one note or everything; other paths and methods are answered clearly', async () => {

@@ -13,13 +13,20 @@ describe('the customer sees, corrects and deletes their memory', () => {
   const remember = (customerId: string, fact: string) =>
     memory.remember({ name: 'remember', input: { fact }, context: { customerId, ticketId: 'T1', workflowId: 'investigation-T1', toolUseId: 't' } });
   const seed = async (customerId: string) => {
-    await memory.recordCase({ customerId, workflowId: 'investigation-T1', ticketId: 'T1', orderIds: ['4471'], summary: 'Wrong building', resolution: 'refunded', closedOn: '2026-10-14' });
+    await memory.recordCase({
+      customerId,
+      workflowId: 'investigation-T1',
+      ticketId: 'T1',
+      orderIds: ['4471'],
+      summary: 'Wrong building',
+      resolution: 'refunded',
+      closedOn: '2026-10-14',
+    });
     await remember(customerId, 'Deliveries must go to Block B, not the main gate');
     await remember(customerId, 'Works night shifts');
     return (await showMemory(db.app, customerId)).notes;
   };
-  const rawCount = (customerId: string, table: string) =>
-    withCustomer(db.app, customerId, async (c) => Number((await c.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n));
+  const rawCount = (customerId: string, table: string) => withCustomer(db.app, customerId, async (c) => Number((await c.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n));
 
   before(async () => {
     db = await openTestDatabase();
@@ -33,11 +40,14 @@ describe('the customer sees, corrects and deletes their memory', () => {
     await remember(customer, 'Deliveries must go to Block C, not the main gate');
     const shown = await showMemory(db.app, customer, { actor: 'agent-amy' });
     assert.equal(shown.customer_id, customer);
-    assert.deepEqual(shown.notes.map((n) => [n.text, n.status]), [
-      ['Deliveries must go to Block C, not the main gate', 'current'],
-      ['Works night shifts', 'current'],
-      ['Deliveries must go to Block B, not the main gate', 'superseded'],
-    ]);
+    assert.deepEqual(
+      shown.notes.map((n) => [n.text, n.status]),
+      [
+        ['Deliveries must go to Block C, not the main gate', 'current'],
+        ['Works night shifts', 'current'],
+        ['Deliveries must go to Block B, not the main gate', 'superseded'],
+      ],
+    );
     assert.equal(shown.profile.delivery_instructions?.value, 'Deliveries must go to Block C, not the main gate');
     assert.equal(shown.cases[0]?.order_ids[0], '4471');
     assert.deepEqual({ action: shown.audit[0]?.action, actor: shown.audit[0]?.actor }, { action: 'read', actor: 'agent-amy' });
@@ -98,7 +108,10 @@ describe('the customer sees, corrects and deletes their memory', () => {
     assert.deepEqual(result.deleted, { notes: 1, cases: 0, profile_fields: 1, note_ids: [delivery.note_id] });
     const shown = await showMemory(db.app, customer);
     assert.deepEqual(shown.profile, {});
-    assert.deepEqual(shown.notes.map((n) => n.text), ['Works night shifts']);
+    assert.deepEqual(
+      shown.notes.map((n) => n.text),
+      ['Works night shifts'],
+    );
   });
 
   it('forgets everything across every memory table, keeping an audit row that names what went but not its text', async () => {
@@ -112,7 +125,10 @@ describe('the customer sees, corrects and deletes their memory', () => {
     const audit = await withCustomer(db.app, customer, async (c) => (await c.query("SELECT * FROM memory_audit WHERE action = 'forget'")).rows);
     assert.equal(audit.length, 1);
     assert.equal(audit[0].target, 'all');
-    assert.deepEqual(audit[0].detail.note_ids, notes.map((n) => n.note_id));
+    assert.deepEqual(
+      audit[0].detail.note_ids,
+      notes.map((n) => n.note_id),
+    );
     assert.doesNotMatch(JSON.stringify(audit), /Block B|night shifts|Wrong building/);
   });
 });

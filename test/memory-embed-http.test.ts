@@ -45,7 +45,9 @@ describe('the hosted embeddings adapter', () => {
       const openai = req.url === '/openai/v1/embeddings';
       if (!voyage && !openai) return send(404, { error: { message: 'no such route' } });
       if (req.headers.authorization !== `Bearer ${KEY}`) {
-        return voyage ? send(401, { detail: 'Provided API key is invalid.' }) : send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+        return voyage
+          ? send(401, { detail: 'Provided API key is invalid.' })
+          : send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
       }
       const allowed = voyage ? ['input', 'model', 'input_type', 'output_dimension', 'truncation'] : ['input', 'model', 'encoding_format', 'dimensions', 'user'];
       const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
@@ -53,12 +55,19 @@ describe('the hosted embeddings adapter', () => {
       if (voyage && !['query', 'document'].includes(String(body.input_type))) return send(400, { detail: 'input_type must be query or document' });
       if (openai && body.encoding_format !== 'float') return send(400, { error: { message: 'encoding_format must be float here' } });
       if (body.model !== (voyage ? MODELS.voyage : MODELS.openai)) {
-        return voyage ? send(400, { detail: `Model ${String(body.model)} is not supported.` }) : send(404, { error: { message: `The model \`${String(body.model)}\` does not exist`, code: 'model_not_found' } });
+        return voyage
+          ? send(400, { detail: `Model ${String(body.model)} is not supported.` })
+          : send(404, { error: { message: `The model \`${String(body.model)}\` does not exist`, code: 'model_not_found' } });
       }
       const inputs = body.input as string[];
       // Answered out of order on purpose: the adapter must order by index.
       const data = inputs.map((text, index) => ({ object: 'embedding', embedding: vectorFor(text), index })).reverse();
-      return send(200, voyage ? { object: 'list', data, model: body.model, usage: { total_tokens: 3 } } : { object: 'list', data, model: body.model, usage: { prompt_tokens: 3, total_tokens: 3 } });
+      return send(
+        200,
+        voyage
+          ? { object: 'list', data, model: body.model, usage: { total_tokens: 3 } }
+          : { object: 'list', data, model: body.model, usage: { prompt_tokens: 3, total_tokens: 3 } },
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -17,7 +17,14 @@ describe('choosing the embedder', () => {
   it('names a hosted model by API shape, model and length, so switching re-embeds', () => {
     const voyage = selectEmbedder(loadConfig({ CASEWORK_EMBEDDINGS: 'voyage', CASEWORK_EMBEDDINGS_API_KEY: 'k' }));
     assert.equal(voyage?.id, 'voyage:voyage-3.5');
-    const local = selectEmbedder(loadConfig({ CASEWORK_EMBEDDINGS: 'openai', CASEWORK_EMBEDDINGS_MODEL: 'nomic-embed-text', CASEWORK_EMBEDDINGS_BASE_URL: 'http://127.0.0.1:11434/v1', CASEWORK_EMBEDDINGS_DIMENSIONS: '256' }));
+    const local = selectEmbedder(
+      loadConfig({
+        CASEWORK_EMBEDDINGS: 'openai',
+        CASEWORK_EMBEDDINGS_MODEL: 'nomic-embed-text',
+        CASEWORK_EMBEDDINGS_BASE_URL: 'http://127.0.0.1:11434/v1',
+        CASEWORK_EMBEDDINGS_DIMENSIONS: '256',
+      }),
+    );
     assert.equal(local?.id, 'openai:nomic-embed-text@256');
   });
 

@@ -49,11 +49,14 @@ describe('memory is scoped to the customer in the database', () => {
     for (const table of MEMORY_TABLES) {
       const rows = await withCustomer(db.app, priya, async (client) => (await client.query(`SELECT customer_id FROM ${table}`)).rows);
       assert.ok(rows.length > 0, table);
-      assert.ok(rows.every((r) => r.customer_id === priya), table);
+      assert.ok(
+        rows.every((r) => r.customer_id === priya),
+        table,
+      );
     }
   });
 
-  it("cannot write a row for another customer, even by naming them", async () => {
+  it('cannot write a row for another customer, even by naming them', async () => {
     await assert.rejects(
       withCustomer(db.app, other, (client) =>
         client.query(
@@ -83,7 +86,10 @@ describe('memory is scoped to the customer in the database', () => {
     assert.match(afterwards.block, /Block B/);
     const recalled = await memory.recall({ name: 'recall', input: { query: 'wrong building Block B' }, context: context(other) });
     const matches = (JSON.parse(recalled.content) as { matches: { text: string }[] }).matches;
-    assert.ok(matches.every((m) => !/Block B|4471/.test(m.text)), JSON.stringify(matches));
+    assert.ok(
+      matches.every((m) => !/Block B|4471/.test(m.text)),
+      JSON.stringify(matches),
+    );
   });
 
   it('the application role owns no memory table and cannot bypass row-level security', async () => {
@@ -103,7 +109,13 @@ describe('memory is scoped to the customer in the database', () => {
   });
 
   it('the audit trail is append-only for the application', async () => {
-    await assert.rejects(withCustomer(db.app, priya, (client) => client.query('DELETE FROM memory_audit')), /permission denied/);
-    await assert.rejects(withCustomer(db.app, priya, (client) => client.query("UPDATE memory_audit SET actor = 'x'")), /permission denied/);
+    await assert.rejects(
+      withCustomer(db.app, priya, (client) => client.query('DELETE FROM memory_audit')),
+      /permission denied/,
+    );
+    await assert.rejects(
+      withCustomer(db.app, priya, (client) => client.query("UPDATE memory_audit SET actor = 'x'")),
+      /permission denied/,
+    );
   });
 });

@@ -32,6 +32,9 @@ describe('the memory-quality benchmark', () => {
     assert.deepEqual(report.must_keep.broken, []);
     assert.equal(report.recall.hybrid.lexical.at3, 100);
     assert.ok(report.recall.hybrid.paraphrase.at3 > report.recall.full_text.paraphrase.at3 + 50, lines.join('\n'));
-    assert.ok(lines.some((l) => /^hybrid\s+\d/.test(l)), 'prints the table');
+    assert.ok(
+      lines.some((l) => /^hybrid\s+\d/.test(l)),
+      'prints the table',
+    );
   });
 });

@@ -28,7 +28,12 @@ describe('recall by meaning', () => {
     return (JSON.parse(outcome.content) as { matches: { text: string }[] }).matches.map((m) => m.text);
   };
   const models = (customerId: string) =>
-    withCustomer(db.app, customerId, async (c) => (await c.query<{ embedding_model: string | null; dims: number | null }>('SELECT embedding_model, cardinality(embedding) AS dims FROM memory_notes ORDER BY note_id')).rows);
+    withCustomer(
+      db.app,
+      customerId,
+      async (c) =>
+        (await c.query<{ embedding_model: string | null; dims: number | null }>('SELECT embedding_model, cardinality(embedding) AS dims FROM memory_notes ORDER BY note_id')).rows,
+    );
 
   before(async () => {
     db = await openTestDatabase();
@@ -44,7 +49,11 @@ describe('recall by meaning', () => {
 
   it('finds a note from a question in other words, which full-text search alone misses', async () => {
     const customer = unique('cust');
-    for (const fact of ['I run a small bakery and order packaging in bulk every month', 'I have two cats, so the front door cannot be left open', 'I am away visiting family every August']) {
+    for (const fact of [
+      'I run a small bakery and order packaging in bulk every month',
+      'I have two cats, so the front door cannot be left open',
+      'I am away visiting family every August',
+    ]) {
       await say(customer, fact);
     }
     const plain = createMemoryActivities({ pool: db.app, now: () => clock });
@@ -62,7 +71,10 @@ describe('recall by meaning', () => {
     await say(other, 'The parcel for order 4471 was lost by the courier');
     const found = await recall(customer, 'order 4471');
     assert.match(found[0], /4471 was left at the wrong building/);
-    assert.ok(found.every((text) => !/lost by the courier/.test(text)), 'row-level security scopes both lists');
+    assert.ok(
+      found.every((text) => !/lost by the courier/.test(text)),
+      'row-level security scopes both lists',
+    );
   });
 
   it('opens a run with the notes most relevant to what the customer just wrote', async () => {
@@ -70,7 +82,11 @@ describe('recall by meaning', () => {
     await say(customer, 'I have two cats, so the front door cannot be left open');
     for (let i = 1; i <= 10; i++) await say(customer, `Asked about the invoice for order ${7000 + i}`);
     const loaded = await memory.loadMemory({ customerId: customer, now: clock.toISOString(), message: 'The driver left my front door wide open and my pets nearly got out!' });
-    assert.deepEqual(loaded.notes.filter((n) => /cats/.test(n.text)), [], 'not repeated among the other notes');
+    assert.deepEqual(
+      loaded.notes.filter((n) => /cats/.test(n.text)),
+      [],
+      'not repeated among the other notes',
+    );
     assert.match(loaded.block, /Notes relevant to the customer's message, most relevant first:\n- \d{4}-\d{2}-\d{2}: I have two cats/);
     const without = await memory.loadMemory({ customerId: customer, now: clock.toISOString() });
     assert.doesNotMatch(without.block, /two cats/, 'without the message the old note is crowded out by newer ones');
@@ -82,17 +98,31 @@ describe('recall by meaning', () => {
     const stale: Embedder = { id: 'test:stale-model', dimensions: 3, label: 'stale', embed: async (texts) => texts.map(() => [1, 0, 0]) };
     await say(customer, 'I have two cats, so the front door cannot be left open', createMemoryActivities({ pool: db.app, embedder: stale, now: () => clock }));
     await say(customer, 'I am away visiting family every August', createMemoryActivities({ pool: db.app, now: () => clock }));
-    assert.deepEqual(await models(customer), [{ embedding_model: 'test:stale-model', dims: 3 }, { embedding_model: null, dims: null }]);
+    assert.deepEqual(await models(customer), [
+      { embedding_model: 'test:stale-model', dims: 3 },
+      { embedding_model: null, dims: null },
+    ]);
     const report = await reindexMemory({ admin: db.admin, app: db.app, embedder, customerId: customer });
     assert.equal(report.notes, 2);
-    assert.deepEqual(await models(customer), [{ embedding_model: embedder.id, dims: 384 }, { embedding_model: embedder.id, dims: 384 }]);
+    assert.deepEqual(await models(customer), [
+      { embedding_model: embedder.id, dims: 384 },
+      { embedding_model: embedder.id, dims: 384 },
+    ]);
     assert.match((await recall(customer, 'does she have animals at home?'))[0], /two cats/);
     assert.equal((await reindexMemory({ admin: db.admin, app: db.app, embedder, customerId: customer })).notes, 0, 'a second run has nothing to do');
   });
 
   it('embeds a recorded case, so a past case is found by meaning too', async () => {
     const customer = unique('cust');
-    await memory.recordCase({ customerId: customer, workflowId: 'investigation-C1', ticketId: 'C1', orderIds: ['4471'], summary: 'Parcel left at the wrong building', resolution: 'refunded in full', closedOn: '2026-10-02' });
+    await memory.recordCase({
+      customerId: customer,
+      workflowId: 'investigation-C1',
+      ticketId: 'C1',
+      orderIds: ['4471'],
+      summary: 'Parcel left at the wrong building',
+      resolution: 'refunded in full',
+      closedOn: '2026-10-02',
+    });
     const found = await recall(customer, 'was a package ever delivered to the incorrect address?');
     assert.match(found[0], /order 4471; Parcel left at the wrong building; resolution: refunded in full/);
   });
@@ -103,16 +133,25 @@ describe('reciprocal rank fusion', () => {
 
   it('puts a note both lists rank high above one only a single list ranks first', () => {
     const fused = fuseByRank([hit(1, 1.2), hit(2, 0.9)], [hit(3, 0.6), hit(2, 0.55)]);
-    assert.deepEqual(fused.map((h) => h.id), [2, 3, 1]);
+    assert.deepEqual(
+      fused.map((h) => h.id),
+      [2, 3, 1],
+    );
   });
 
   it('ignores weak lexical matches, which are noise for a question in other words', () => {
     const fused = fuseByRank([hit(1, 0.3)], [hit(2, 0.4), hit(3, 0.35), hit(4, 0.3)]);
-    assert.deepEqual(fused.map((h) => h.id), [2, 3, 4]);
+    assert.deepEqual(
+      fused.map((h) => h.id),
+      [2, 3, 4],
+    );
   });
 
   it('orders equals newest first', () => {
     const tie = fuseByRank([hit(1, 1, '2026-01-01T00:00:00.000Z')], [hit(2, 0.5, '2026-05-01T00:00:00.000Z')], { semanticWeight: 1 });
-    assert.deepEqual(tie.map((h) => h.id), [2, 1]);
+    assert.deepEqual(
+      tie.map((h) => h.id),
+      [2, 1],
+    );
   });
 });

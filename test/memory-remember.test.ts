@@ -4,7 +4,17 @@ import { createMemoryActivities } from '../src/activities/memory';
 import { withCustomer, type Database } from '../src/db/pool';
 import { openTestDatabase, unique } from './support/db';
 
-type Row = { note_id: string; kind: string; subject: string | null; text: string; source_run: string; written_at: Date; expires_at: Date; superseded_by: string | null; superseded_at: Date | null };
+type Row = {
+  note_id: string;
+  kind: string;
+  subject: string | null;
+  text: string;
+  source_run: string;
+  written_at: Date;
+  expires_at: Date;
+  superseded_by: string | null;
+  superseded_at: Date | null;
+};
 
 describe('remember(fact): code decides what is stored', () => {
   let db: Database;
@@ -13,8 +23,7 @@ describe('remember(fact): code decides what is stored', () => {
 
   const call = (customerId: string, fact: string, workflowId = 'investigation-T1') =>
     memory.remember({ name: 'remember', input: { fact }, context: { customerId, ticketId: 'T1', workflowId, toolUseId: 'toolu_1' } });
-  const notesOf = (customerId: string) =>
-    withCustomer(db.app, customerId, async (c) => (await c.query<Row>('SELECT * FROM memory_notes ORDER BY note_id')).rows);
+  const notesOf = (customerId: string) => withCustomer(db.app, customerId, async (c) => (await c.query<Row>('SELECT * FROM memory_notes ORDER BY note_id')).rows);
   const load = (customerId: string) => memory.loadMemory({ customerId, now: clock.toISOString() });
 
   before(async () => {
@@ -37,7 +46,11 @@ describe('remember(fact): code decides what is stored', () => {
   it('takes the expiry in months from its factory, so configuration can change it', async () => {
     const shortLived = createMemoryActivities({ pool: db.app, noteTtlMonths: 3, now: () => clock });
     const customer = unique('cust');
-    await shortLived.remember({ name: 'remember', input: { fact: 'Works from home on Fridays' }, context: { customerId: customer, ticketId: 'T', workflowId: 'w', toolUseId: 't' } });
+    await shortLived.remember({
+      name: 'remember',
+      input: { fact: 'Works from home on Fridays' },
+      context: { customerId: customer, ticketId: 'T', workflowId: 'w', toolUseId: 't' },
+    });
     assert.equal((await notesOf(customer))[0]?.expires_at.toISOString(), '2027-01-14T10:00:00.000Z');
   });
 
@@ -132,7 +145,10 @@ describe('remember(fact): code decides what is stored', () => {
     clock = new Date('2026-10-14T10:00:00.000Z');
     await call(customer, 'Works night shifts');
     const loaded = await load(customer);
-    assert.deepEqual(loaded.notes.map((n) => n.text), ['Works night shifts']);
+    assert.deepEqual(
+      loaded.notes.map((n) => n.text),
+      ['Works night shifts'],
+    );
     assert.doesNotMatch(loaded.block, /Mill Lane/);
   });
 

@@ -51,7 +51,16 @@ describe('the customer memory block', () => {
     const delivery = note(3, 'Deliveries must go to Block B, not the main gate', { kind: 'preference', subject: 'delivery_instructions' });
     const { block } = renderMemoryBlock(
       parts({
-        profile: { delivery_instructions: { field: 'delivery_instructions', value: delivery.text, note_id: 3, source_run: 'r', written_at: delivery.written_at, expires_at: delivery.expires_at } },
+        profile: {
+          delivery_instructions: {
+            field: 'delivery_instructions',
+            value: delivery.text,
+            note_id: 3,
+            source_run: 'r',
+            written_at: delivery.written_at,
+            expires_at: delivery.expires_at,
+          },
+        },
         recentCases: [priyaCase],
         commitments: [note(5, 'Call back from the courier team', { kind: 'commitment', due_on: '2026-10-19' })],
       }),

@@ -43,7 +43,11 @@ describe('nothing memory stores holds what the screen refuses', () => {
 
   it("stores sentences about codes and passwords that hold none, and the neighbour who takes parcels, but not another person's details", async () => {
     const customer = unique('cust');
-    for (const fact of ['The gate code changes every month, so ask me for the current one', 'I reset my password last week', 'My neighbour at number 12 is happy to take in parcels']) {
+    for (const fact of [
+      'The gate code changes every month, so ask me for the current one',
+      'I reset my password last week',
+      'My neighbour at number 12 is happy to take in parcels',
+    ]) {
       const outcome = await remember(customer, fact);
       assert.equal(outcome.is_error, false, `${fact}: ${outcome.content}`);
     }
@@ -86,10 +90,16 @@ describe('nothing memory stores holds what the screen refuses', () => {
       summary: 'Checked the tracking portal.',
       resolution: 'Login priya.k@example.com, pw hunter2 used to check the portal. Refunded order 4471.',
       closedOn: '2026-10-14',
-      commitments: [{ text: 'Call Dana Whitfield at 14 Orchard Lane about her order 5102', due: null }, { text: 'Send the replacement to Block B', due: null }],
+      commitments: [
+        { text: 'Call Dana Whitfield at 14 Orchard Lane about her order 5102', due: null },
+        { text: 'Send the replacement to Block B', due: null },
+      ],
     });
     assert.equal(result.case.resolution, '[removed: password] Refunded order 4471.');
-    assert.deepEqual(result.commitments.map((c) => c.text), ['Send the replacement to Block B']);
+    assert.deepEqual(
+      result.commitments.map((c) => c.text),
+      ['Send the replacement to Block B'],
+    );
     assert.match(result.skipped[0], /another person's personal details/);
     const { cases, all } = await storedText(customer);
     assert.equal(cases.length, Math.ceil(sentences.length / 24) + 1);

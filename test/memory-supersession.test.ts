@@ -112,7 +112,13 @@ describe('remember(): a note supersedes another only when it truly replaces it',
         requests.push(request);
         const ids = [...JSON.parse(/<notes>([\s\S]*)<\/notes>/.exec(JSON.stringify(request.messages).replace(/\\"/g, '"'))![1]).older].map((o: { id: number }) => o.id);
         const text = JSON.stringify({ verdicts: ids.map((id: number) => ({ id, verdict, reason: 'test' })) });
-        return { id: 'msg', model: 'fake', content: [{ type: 'text', text, citations: null }], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } };
+        return {
+          id: 'msg',
+          model: 'fake',
+          content: [{ type: 'text', text, citations: null }],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        };
       },
     });
     const customer = unique('cust');
@@ -140,7 +146,11 @@ describe("the offline model's supersession judgement", () => {
   });
 
   it('finds notes on the same topic about different things compatible', () => {
-    for (const newer of ['My neighbour at number 12 is happy to take in parcels', 'If nobody is in, the safe place is behind the green bin', 'My dog barks at couriers, so leave parcels in the porch box']) {
+    for (const newer of [
+      'My neighbour at number 12 is happy to take in parcels',
+      'If nobody is in, the safe place is behind the green bin',
+      'My dog barks at couriers, so leave parcels in the porch box',
+    ]) {
       assert.equal(judgeReplacement(newer, BLOCK_B).verdict, 'compatible', newer);
     }
     assert.equal(judgeReplacement('Email me rather than phoning', NIGHTS).verdict, 'compatible');

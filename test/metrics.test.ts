@@ -137,10 +137,7 @@ describe('worker metrics and logs', () => {
     const after = await scrape();
     const errors = sample(after, METRIC.toolErrors, { tool: 'get_order', kind: 'result' }) - sample(before, METRIC.toolErrors, { tool: 'get_order', kind: 'result' });
     assert.ok(errors >= 1, 'the unknown order is a get_order error');
-    assert.equal(
-      sample(after, METRIC.toolCalls, { tool: 'get_order', outcome: 'error' }) - sample(before, METRIC.toolCalls, { tool: 'get_order', outcome: 'error' }),
-      errors,
-    );
+    assert.equal(sample(after, METRIC.toolCalls, { tool: 'get_order', outcome: 'error' }) - sample(before, METRIC.toolCalls, { tool: 'get_order', outcome: 'error' }), errors);
     // A follow-up on the same ticket: its signal is logged with the step the run has reached.
     await run({ ...sent.at(-1)!, type: 'ticket.message', eventId: unique('evt'), message: 'Thanks, I will look for the right number.' });
   });

@@ -26,7 +26,10 @@ describe('migrations', () => {
   });
 
   it('records every migration once and applies nothing on a second run', async () => {
-    assert.deepEqual(await applied(), listMigrations().map((m) => m.id));
+    assert.deepEqual(
+      await applied(),
+      listMigrations().map((m) => m.id),
+    );
     assert.deepEqual(await migrate(db.admin), []);
   });
 

@@ -34,13 +34,20 @@ after(async () => {
 });
 
 async function serve(options: { calls?: StubCalls; postgresDown?: boolean } = {}): Promise<string> {
-  const server = await startServer({ client: stubTemporalClient(options.calls), pool: options.postgresDown ? deadPool : db.app, config, log: () => undefined, temporalTimeoutMs: 1_000 }, 0);
+  const server = await startServer(
+    { client: stubTemporalClient(options.calls), pool: options.postgresDown ? deadPool : db.app, config, log: () => undefined, temporalTimeoutMs: 1_000 },
+    0,
+  );
   servers.push(server);
   return server.url;
 }
 
 async function call(base: string, method: string, path: string, body?: unknown, key = KEY) {
-  const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   assert.doesNotMatch(text, /\\n\s+at |\n\s+at /, `no stack trace in ${method} ${path}`);
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body: JSON.parse(text) as Record<string, any> };
@@ -116,7 +123,11 @@ describe('refund decisions', () => {
     assert.equal(res.status, 503);
     assert.ok(Number(res.retryAfter) > 0);
     assert.match(res.body.error, /^not yet: retry shortly \(no refund request rr-1 is pending yet\)$/);
-    const error = await decideRefund(stubTemporalClient({ executeUpdate: refusedUpdate('pending soon', 'DecisionNotYet') }), 'investigation-T-1', { ...decision, decision: 'approved', approver: 'support-lead' }).catch((e: unknown) => e);
+    const error = await decideRefund(stubTemporalClient({ executeUpdate: refusedUpdate('pending soon', 'DecisionNotYet') }), 'investigation-T-1', {
+      ...decision,
+      decision: 'approved',
+      approver: 'support-lead',
+    }).catch((e: unknown) => e);
     assert.ok(error instanceof DecisionNotYetError);
     assert.equal(exitCodeOf(error), 1);
   });
@@ -136,17 +147,20 @@ describe('refund decisions', () => {
   });
 
   test('an update no worker answers is 503 saying so, and exit 1', async () => {
-    const timedOut = () => Promise.reject(new WorkflowUpdateRPCTimeoutOrCancelledError('Timed out waiting for update', { cause: Object.assign(new Error('4 DEADLINE_EXCEEDED'), { code: 4 }) }));
+    const timedOut = () =>
+      Promise.reject(new WorkflowUpdateRPCTimeoutOrCancelledError('Timed out waiting for update', { cause: Object.assign(new Error('4 DEADLINE_EXCEEDED'), { code: 4 }) }));
     const res = await call(await serve({ calls: { executeUpdate: timedOut } }), 'POST', '/investigations/T-1/approve', decision, LEAD);
     assert.equal(res.status, 503);
     assert.ok(Number(res.retryAfter) > 0);
     assert.match(res.body.error, /no worker answered the refund decision for investigation-T-1/);
-    const error = await decideRefund(stubTemporalClient({ executeUpdate: timedOut }), 'investigation-T-1', { ...decision, decision: 'approved', approver: 'support-lead' }).catch((e: unknown) => e);
+    const error = await decideRefund(stubTemporalClient({ executeUpdate: timedOut }), 'investigation-T-1', { ...decision, decision: 'approved', approver: 'support-lead' }).catch(
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof NoWorkerAnsweredError);
     assert.deepEqual([exitCodeOf(error), httpStatusOf(error)], [1, 503]);
   });
 
-  test("a refusal whose message carries a stack shows the caller only its first line", async () => {
+  test('a refusal whose message carries a stack shows the caller only its first line', async () => {
     const withStack = refusedUpdate('approver mallory is not allowed\n    at validate (/app/src/workflows/refund-approval.ts:10:5)\n    at run (node:internal)', 'DecisionRefused');
     const res = await call(await serve({ calls: { executeUpdate: withStack } }), 'POST', '/investigations/T-1/approve', decision, LEAD);
     assert.deepEqual({ status: res.status, error: res.body.error }, { status: 422, error: 'refund decision refused: approver mallory is not allowed' });

@@ -206,4 +206,3 @@ describe('data converter', () => {
     assert.equal(storage.drivers[0].name, 'casework-postgres');
   });
 });
-

@@ -24,7 +24,10 @@ test('conversation two opens with her profile and last case, and the reply names
   );
   assert.match(profile.rows[0]?.text ?? '', /Block B/);
   const cases = await ctx.db.admin.query('SELECT order_ids FROM memory_cases WHERE customer_id = $1', [first.customerId]);
-  assert.ok(cases.rows.some((r) => (r.order_ids as string[]).includes('4471')), 'the post-run pipeline recorded the case');
+  assert.ok(
+    cases.rows.some((r) => (r.order_ids as string[]).includes('4471')),
+    'the post-run pipeline recorded the case',
+  );
 
   const from = model.requests.length;
   const second = example('priya-2');
@@ -35,7 +38,10 @@ test('conversation two opens with her profile and last case, and the reply names
   assert.match(opening, /<customer_memory/);
   assert.match(opening, /Block B/, 'her delivery instructions');
   assert.match(opening, /4471/, 'her last case');
-  const firstWords = (model.replies[index]?.content ?? []).filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join(' ');
+  const firstWords = (model.replies[index]?.content ?? [])
+    .filter((b) => b.type === 'text')
+    .map((b) => (b as { text: string }).text)
+    .join(' ');
   assert.match(firstWords, /again after order 4471/, 'the first reply names the earlier order instead of asking');
   assert.doesNotMatch(firstWords, /order number/i);
 

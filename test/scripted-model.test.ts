@@ -54,7 +54,10 @@ describe('the scripted model refuses what the Messages API refuses', () => {
   test('at most four cache_control breakpoints', () => {
     const marked = { ...hello, cache_control: { type: 'ephemeral' as const } };
     assert.equal(requestProblem(request(user([marked, marked, marked, marked]))), null);
-    assert.match(requestProblem(request(user([marked, marked, marked, marked]), { system: [{ type: 'text', text: 'rules', cache_control: { type: 'ephemeral' } }] }))!, /maximum of 4 blocks with cache_control.*Found 5/);
+    assert.match(
+      requestProblem(request(user([marked, marked, marked, marked]), { system: [{ type: 'text', text: 'rules', cache_control: { type: 'ephemeral' } }] }))!,
+      /maximum of 4 blocks with cache_control.*Found 5/,
+    );
   });
 });
 
@@ -73,7 +76,10 @@ describe('the scripted model serves scripts per workflow', () => {
     const a1 = await as(model, 'investigation-a', sent);
     sent.messages.push({ role: 'assistant', content: [call] }, ...user([{ ...result, tool_use_id: call.id }]));
     const a2 = await as(model, 'investigation-a', sent);
-    assert.deepEqual([b.content, a1.stop_reason, a2.content], [[{ type: 'text', text: 'b done', citations: null }], 'tool_use', [{ type: 'text', text: 'a done', citations: null }]]);
+    assert.deepEqual(
+      [b.content, a1.stop_reason, a2.content],
+      [[{ type: 'text', text: 'b done', citations: null }], 'tool_use', [{ type: 'text', text: 'a done', citations: null }]],
+    );
     assert.equal(model.requests('investigation-a')[0].messages.length, 1, 'the recorded request is a copy, not the caller’s object');
     assert.equal(model.requests('investigation-a').length, 2);
     assert.ok(a1.usage.input_tokens + a1.usage.cache_creation_input_tokens > 0 && a1.usage.output_tokens > 0, 'usage is filled in');

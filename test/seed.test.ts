@@ -69,7 +69,11 @@ describe('seedDemoData', () => {
     assert.deepEqual(loaded, first, 'the summary counts what was inserted');
 
     const second = await seedDemoData(db.admin);
-    assert.deepEqual(Object.values(second), SEED_TABLES.map(() => 0), 'a second run inserts nothing');
+    assert.deepEqual(
+      Object.values(second),
+      SEED_TABLES.map(() => 0),
+      'a second run inserts nothing',
+    );
     assert.deepEqual(await counts(), loaded);
   });
 
@@ -92,10 +96,16 @@ describe('seedDemoData', () => {
     assert.equal(delivered.pod_signature, null);
     const km = distanceMetres({ lat: delivered.gps_lat, lon: delivered.gps_lon }, { lat: order.address_lat, lon: order.address_lon }) / 1000;
     assert.equal(km.toFixed(1), '2.4');
-    assert.ok(events.some((e) => e.code === 'MSC'), 'the mis-sort at the wrong hub is in the story');
+    assert.ok(
+      events.some((e) => e.code === 'MSC'),
+      'the mis-sort at the wrong hub is in the story',
+    );
 
     const payments = await paymentsOf(DEMO.orders.notDelivered);
-    assert.deepEqual(payments.map((p) => [p.kind, p.processor_code, p.amount_cents]), [['charge', 'CPT', order.total_cents]]);
+    assert.deepEqual(
+      payments.map((p) => [p.kind, p.processor_code, p.amount_cents]),
+      [['charge', 'CPT', order.total_cents]],
+    );
   });
 
   it('has one order charged twice: two captured charges of the same amount minutes apart, no refund', async () => {
@@ -141,7 +151,9 @@ describe('seedDemoData', () => {
     const days = (refund.created_at.getTime() - delivered.occurred_at.getTime()) / 86_400_000;
     assert.ok(days > 1 && days < 3, `refunded ${days.toFixed(1)} days after the delivery`);
 
-    const tickets = await q<{ status: string; opened_at: Date; closed_at: Date | null }>('SELECT status, opened_at, closed_at FROM support_tickets WHERE order_id = $1', [DEMO.orders.priyaWrongBuilding]);
+    const tickets = await q<{ status: string; opened_at: Date; closed_at: Date | null }>('SELECT status, opened_at, closed_at FROM support_tickets WHERE order_id = $1', [
+      DEMO.orders.priyaWrongBuilding,
+    ]);
     assert.ok(tickets.some((t) => t.status === 'closed' && t.closed_at !== null && t.opened_at.toISOString().startsWith('2026-10-14')));
   });
 
@@ -163,7 +175,9 @@ describe('seedDemoData', () => {
   });
 
   it('gives every order a captured charge and a shipment, and every customer earlier tickets and older orders', async () => {
-    const uncharged = await q("SELECT order_id FROM orders o WHERE NOT EXISTS (SELECT 1 FROM payments p WHERE p.order_id = o.order_id AND p.kind = 'charge' AND p.processor_code = 'CPT')");
+    const uncharged = await q(
+      "SELECT order_id FROM orders o WHERE NOT EXISTS (SELECT 1 FROM payments p WHERE p.order_id = o.order_id AND p.kind = 'charge' AND p.processor_code = 'CPT')",
+    );
     assert.deepEqual(uncharged, []);
     const unshipped = await q('SELECT order_id FROM orders o WHERE NOT EXISTS (SELECT 1 FROM shipments s WHERE s.order_id = o.order_id)');
     assert.deepEqual(unshipped, []);
@@ -177,7 +191,7 @@ describe('seedDemoData', () => {
       assert.ok(orders >= 3, `${customerId} has ${orders} orders`);
     }
     const dana = await one<{ n: number }>('SELECT count(*)::int AS n FROM support_tickets WHERE customer_id = $1', [DEMO.customers.dana]);
-    assert.ok(dana.n >= 12, 'enough of Dana\'s tickets that get_earlier_tickets pages');
+    assert.ok(dana.n >= 12, "enough of Dana's tickets that get_earlier_tickets pages");
   });
 
   it('has policies for each kind of dispute and the general refund rule', async () => {

@@ -165,7 +165,10 @@ describe('POST /events', () => {
     const missing = await http('POST', '/events', { key: TRUSTED, body: noTicket });
     assert.equal(missing.status, 400);
     assert.match(missing.body.error, /ticketId/);
-    assert.ok(missing.body.issues.some((i: string) => i.startsWith('ticketId:')), JSON.stringify(missing.body));
+    assert.ok(
+      missing.body.issues.some((i: string) => i.startsWith('ticketId:')),
+      JSON.stringify(missing.body),
+    );
 
     const long = await http('POST', '/events', { key: TRUSTED, body: { ...ticket('cust_dana', 'x'), message: 'x'.repeat(MAX_MESSAGE_CHARS + 1) } });
     assert.equal(long.status, 400);
@@ -213,7 +216,7 @@ describe('ticket.closed', () => {
 });
 
 describe('GET /investigations/:id', () => {
-  test('answers the status query; another customer\'s key and an unknown id get 404', async () => {
+  test("answers the status query; another customer's key and an unknown id get 404", async () => {
     const event = ticket('cust_dana', 'Hello, can you help me with my account?');
     const { body } = await http('POST', '/events', { key: DANA, body: event });
     await waitUntilSettled(tw.client, body.workflowId);
@@ -250,7 +253,10 @@ describe('approvals over HTTP', () => {
     assert.equal(pending.order_id, '5230');
     assert.ok(pending.amount_cents > 0);
     assert.ok(pending.reason);
-    assert.deepEqual(pending.approvers.map((a: { name: string }) => a.name), ['support-lead', 'duty-manager']);
+    assert.deepEqual(
+      pending.approvers.map((a: { name: string }) => a.name),
+      ['support-lead', 'duty-manager'],
+    );
 
     const path = `/investigations/${workflowId}/approve`;
     const request = { requestId: pending.request_id };
@@ -384,7 +390,10 @@ describe('credentials configuration', () => {
   });
 
   test('with no keys the endpoint refuses to start unless open local mode is asked for', async () => {
-    assert.throws(() => createAuthenticator({}), (e: Error) => e instanceof ApiKeyConfigError && /CASEWORK_API_KEYS/.test(e.message) && /CASEWORK_HTTP_OPEN=true/.test(e.message));
+    assert.throws(
+      () => createAuthenticator({}),
+      (e: Error) => e instanceof ApiKeyConfigError && /CASEWORK_API_KEYS/.test(e.message) && /CASEWORK_HTTP_OPEN=true/.test(e.message),
+    );
     const lines: string[] = [];
     assert.equal(await serveCommand([], { ...config, CASEWORK_API_KEYS: undefined }, (l) => lines.push(l)), 2);
     assert.match(lines.join('\n'), /casework serve will not start: the ticket-event endpoint has no API keys/);
@@ -408,7 +417,16 @@ describe('credentials configuration', () => {
       const timer = setTimeout(() => reject(new Error(`serve did not start: ${stdout}${stderr}`)), 60_000);
       child.stdout.on('data', (d) => {
         stdout += d;
-        const listening = stdout.split('\n').map((l) => { try { return JSON.parse(l); } catch { return undefined; } }).find((l) => l?.msg === 'casework serve listening');
+        const listening = stdout
+          .split('\n')
+          .map((l) => {
+            try {
+              return JSON.parse(l);
+            } catch {
+              return undefined;
+            }
+          })
+          .find((l) => l?.msg === 'casework serve listening');
         if (listening) {
           clearTimeout(timer);
           resolveUrl(listening.url);

@@ -20,7 +20,10 @@ describe('soak cohorts', () => {
   });
 
   it('rewrites the order number in an event message to the cohort’s, leaving other numbers alone', () => {
-    assert.equal(cohortMessage(3, 'my order 5102 shows as delivered on 12 October, at number 16'), `my order ${cohortOrderId(3, '5102')} shows as delivered on 12 October, at number 16`);
+    assert.equal(
+      cohortMessage(3, 'my order 5102 shows as delivered on 12 October, at number 16'),
+      `my order ${cohortOrderId(3, '5102')} shows as delivered on 12 October, at number 16`,
+    );
   });
 
   it('keeps cohort order numbers within the six digits the investigator reads', () => {

@@ -39,14 +39,20 @@ after(async () => {
 });
 
 async function post(body: unknown): Promise<{ status: number; body: Record<string, any> }> {
-  const res = await fetch(`${server.url}/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TRUSTED}` }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TRUSTED}` },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 /** The customer messages the workflow's history holds, across the latest run. */
 async function messageSignals(workflowId: string): Promise<string[]> {
   const events = (await ctx.tw.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-  return events.flatMap((e) => (e.workflowExecutionSignaledEventAttributes?.signalName === 'customerMessage' ? [e.workflowExecutionSignaledEventAttributes.identity ?? 'signal'] : []));
+  return events.flatMap((e) =>
+    e.workflowExecutionSignaledEventAttributes?.signalName === 'customerMessage' ? [e.workflowExecutionSignaledEventAttributes.identity ?? 'signal'] : [],
+  );
 }
 
 async function refusedCount(reason: string): Promise<number> {
@@ -81,7 +87,7 @@ describe("another customer's event is refused before anything reaches the workfl
     await assertRefusedForStranger(owner.ticketId);
     await assertRefusedForStranger(owner.ticketId, 'ticket.closed');
     const settled = await waitUntilSettled(ctx.tw.client, `investigation-${owner.ticketId}`);
-    assert.equal(settled.customerId, owner.customerId, 'the investigation is still the owner\'s');
+    assert.equal(settled.customerId, owner.customerId, "the investigation is still the owner's");
   });
 
   test('on a ticket waiting for a refund approval', async () => {

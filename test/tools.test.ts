@@ -18,7 +18,11 @@ const { dana, priya, marco, leila } = DEMO.customers;
 
 async function run(name: ToolName, input: unknown, customerId: string, context: { workflowId?: string; toolUseId?: string } = {}): Promise<ToolOutcome> {
   const call = tools[name] as (call: unknown) => Promise<ToolOutcome>;
-  return call({ name, input, context: { customerId, ticketId: 'T-test', workflowId: context.workflowId ?? 'investigation-T-test', toolUseId: context.toolUseId ?? unique('toolu') } });
+  return call({
+    name,
+    input,
+    context: { customerId, ticketId: 'T-test', workflowId: context.workflowId ?? 'investigation-T-test', toolUseId: context.toolUseId ?? unique('toolu') },
+  });
 }
 
 async function ok(name: ToolName, input: unknown, customerId: string, context?: { workflowId?: string; toolUseId?: string }): Promise<Obj> {
@@ -42,7 +46,13 @@ async function asCustomer<T = Obj>(customerId: string, sql: string, params: unkn
   return withCustomer(db.app, customerId, async (c) => (await c.query(sql, params)).rows as T[]);
 }
 
-const OWNER: Record<string, string> = { '5102': DEMO.customers.dana, '4996': DEMO.customers.dana, '4471': DEMO.customers.priya, '5230': DEMO.customers.marco, '5317': DEMO.customers.leila };
+const OWNER: Record<string, string> = {
+  '5102': DEMO.customers.dana,
+  '4996': DEMO.customers.dana,
+  '4471': DEMO.customers.priya,
+  '5230': DEMO.customers.marco,
+  '5317': DEMO.customers.leila,
+};
 
 async function totalOf(orderId: string): Promise<number> {
   const owner = OWNER[orderId];
@@ -63,7 +73,15 @@ after(async () => db?.close());
 describe('createToolActivities', () => {
   it('builds every tool the investigator calls against the shop, plus recordRefundDecision', () => {
     assert.deepEqual(Object.keys(tools).sort(), [
-      'get_earlier_tickets', 'get_order', 'get_payments', 'get_tracking_events', 'issue_refund', 'list_orders', 'lookup_policy', 'recordRefundDecision', 'request_refund',
+      'get_earlier_tickets',
+      'get_order',
+      'get_payments',
+      'get_tracking_events',
+      'issue_refund',
+      'list_orders',
+      'lookup_policy',
+      'recordRefundDecision',
+      'request_refund',
     ]);
   });
 });
@@ -77,7 +95,10 @@ describe('get_order', () => {
     assert.equal(order.total_cents, await totalOf('5102'));
     assert.equal(order.currency, 'GBP');
     assert.deepEqual(order.items[0], { name: 'Trailpeak GTX trail running shoes, UK 6', qty: 1, price_cents: 9499 });
-    assert.equal(order.items.reduce((n: number, i: Obj) => n + i.qty * i.price_cents, 0), order.total_cents);
+    assert.equal(
+      order.items.reduce((n: number, i: Obj) => n + i.qty * i.price_cents, 0),
+      order.total_cents,
+    );
     assert.match(order.delivery_address, /Orchard Lane, Headingley, Leeds/);
     assert.match(order.delivery_instructions, /neighbour at number 16/);
     assert.deepEqual(order.shipment, { courier: 'NorthX', tracking_number: 'NX4100510200', status: 'delivered' });
@@ -122,15 +143,24 @@ describe('list_orders', () => {
   it("lists the customer's orders newest first and says how many it shows of how many", async () => {
     const result = await ok('list_orders', { limit: 2 }, dana);
     assert.equal(result.showing, 'orders 1-2 of 6, newest first');
-    assert.deepEqual(result.orders.map((o: Obj) => o.order_id), ['5102', '4996']);
+    assert.deepEqual(
+      result.orders.map((o: Obj) => o.order_id),
+      ['5102', '4996'],
+    );
     assert.deepEqual(Object.keys(result.orders[0]), ['order_id', 'placed_at', 'status', 'total_cents', 'courier']);
     assert.equal(result.orders[0].courier, 'NorthX');
   });
 
   it("puts Priya's newest order, 4620, first, so 'same problem as last time' finds it", async () => {
     const result = await ok('list_orders', {}, priya);
-    assert.deepEqual(result.orders.map((o: Obj) => o.order_id), ['4620', '4471', '4315', '4102']);
-    assert.deepEqual(result.orders.map((o: Obj) => o.status), ['delivered', 'refunded', 'delivered', 'delivered']);
+    assert.deepEqual(
+      result.orders.map((o: Obj) => o.order_id),
+      ['4620', '4471', '4315', '4102'],
+    );
+    assert.deepEqual(
+      result.orders.map((o: Obj) => o.status),
+      ['delivered', 'refunded', 'delivered', 'delivered'],
+    );
     assert.equal(result.showing, 'orders 1-4 of 4, newest first');
   });
 });
@@ -215,7 +245,10 @@ describe('get_earlier_tickets', () => {
 
   it("shows only the caller's own tickets", async () => {
     const result = await ok('get_earlier_tickets', { page: 1 }, priya);
-    assert.ok(result.tickets.every((t: Obj) => t.ticket_id.startsWith('T-2')), 'Priya\'s ticket ids');
+    assert.ok(
+      result.tickets.every((t: Obj) => t.ticket_id.startsWith('T-2')),
+      "Priya's ticket ids",
+    );
     assert.match(result.showing, /of 6,/);
   });
 });
@@ -233,7 +266,10 @@ describe('get_payments', () => {
     const total = await totalOf('5230');
     const p = await ok('get_payments', { order_id: '5230' }, marco);
     assert.equal(p.charges.length, 2);
-    assert.deepEqual(p.charges.map((c: Obj) => c.amount_cents), [total, total]);
+    assert.deepEqual(
+      p.charges.map((c: Obj) => c.amount_cents),
+      [total, total],
+    );
     assert.equal(p.possible_duplicate_charge, true);
     assert.equal(p.charged_cents, 2 * total);
     assert.equal(p.refundable_cents, 2 * total);
@@ -322,7 +358,10 @@ describe('request_refund', () => {
   it('refuses more than can still be refunded, saying how much can', async () => {
     const total = await totalOf('5102');
     const message = await fails('request_refund', { order_id: '5102', amount_cents: total + 1, reason: 'More than was charged.' }, dana);
-    assert.match(message, new RegExp(`Refund of ${total + 1} cents refused: order 5102 was charged ${total} cents, 0 cents are already refunded, so at most ${total} cents can be requested\\.`));
+    assert.match(
+      message,
+      new RegExp(`Refund of ${total + 1} cents refused: order 5102 was charged ${total} cents, 0 cents are already refunded, so at most ${total} cents can be requested\\.`),
+    );
     const refunded = await fails('request_refund', { order_id: '4471', amount_cents: 100, reason: 'Already refunded in October.' }, priya);
     assert.match(refunded, /at most 0 cents/);
   });
@@ -336,9 +375,13 @@ describe('request_refund', () => {
 
 describe('recordRefundDecision and issue_refund', () => {
   const ask = async (customerId: string, orderId: string, amount: number) =>
-    ok('request_refund', { order_id: orderId, amount_cents: amount, reason: 'Test refund request.' }, customerId, { workflowId: unique('investigation'), toolUseId: unique('toolu') });
+    ok('request_refund', { order_id: orderId, amount_cents: amount, reason: 'Test refund request.' }, customerId, {
+      workflowId: unique('investigation'),
+      toolUseId: unique('toolu'),
+    });
   const refundRows = (customerId: string, requestId: string) => asCustomer(customerId, 'SELECT refund_id FROM refunds WHERE request_id = $1', [requestId]);
-  const statusOf = async (customerId: string, requestId: string) => (await asCustomer(customerId, 'SELECT status FROM refund_requests WHERE request_id = $1', [requestId]))[0]?.status;
+  const statusOf = async (customerId: string, requestId: string) =>
+    (await asCustomer(customerId, 'SELECT status FROM refund_requests WHERE request_id = $1', [requestId]))[0]?.status;
 
   it('refuses to issue before a human decision, then issues exactly once after an approval', async () => {
     const total = await totalOf('5230');
@@ -363,7 +406,10 @@ describe('recordRefundDecision and issue_refund', () => {
     const payments = await ok('get_payments', { order_id: '5230' }, marco);
     assert.equal(payments.refunded_cents, total);
     assert.equal(payments.refundable_cents, total, 'the original charge stays');
-    assert.deepEqual(payments.refunds.map((r: Obj) => r.amount_cents), [total]);
+    assert.deepEqual(
+      payments.refunds.map((r: Obj) => r.amount_cents),
+      [total],
+    );
     assert.match(payments.refunds[0].status, /issued by casework/);
   });
 
@@ -402,11 +448,14 @@ describe('recordRefundDecision and issue_refund', () => {
   });
 
   it('refuses an invalid decision for good, naming the field', async () => {
-    await assert.rejects(tools.recordRefundDecision({ customerId: dana, requestId: 'req_x', decision: 'maybe' as 'approved', approver: 'a', decidedAt: 'yesterday' }), (error: Error & { nonRetryable?: boolean }) => {
-      assert.match(error.message, /invalid refund decision: decision: .*decidedAt/);
-      assert.equal(error.nonRetryable, true);
-      return true;
-    });
+    await assert.rejects(
+      tools.recordRefundDecision({ customerId: dana, requestId: 'req_x', decision: 'maybe' as 'approved', approver: 'a', decidedAt: 'yesterday' }),
+      (error: Error & { nonRetryable?: boolean }) => {
+        assert.match(error.message, /invalid refund decision: decision: .*decidedAt/);
+        assert.equal(error.nonRetryable, true);
+        return true;
+      },
+    );
   });
 
   it('has the database refuse a refund row that names no approval', async () => {
@@ -414,7 +463,10 @@ describe('recordRefundDecision and issue_refund', () => {
     await decide(leila, request.request_id, 'denied');
     await assert.rejects(
       withCustomer(db.app, leila, (c) =>
-        c.query("INSERT INTO refunds (refund_id, customer_id, approval_id, request_id, order_id, amount_cents) VALUES ('rfd_forged', $1, 'apr_forged', $2, '4733', 300)", [leila, request.request_id]),
+        c.query("INSERT INTO refunds (refund_id, customer_id, approval_id, request_id, order_id, amount_cents) VALUES ('rfd_forged', $1, 'apr_forged', $2, '4733', 300)", [
+          leila,
+          request.request_id,
+        ]),
       ),
       /foreign key/,
     );

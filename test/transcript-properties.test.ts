@@ -25,9 +25,9 @@ const block = (id: number) =>
   fc.oneof(
     fc.string({ minLength: 1, maxLength: 40 }).map((text): ContentBlock => ({ type: 'text', text, citations: null })),
     fc.constant<ContentBlock>({ type: 'text', text: '', citations: null }),
-    fc.constantFrom('get_order', 'lookup_policy', 'write_notes', 'no_such_tool').map(
-      (name): ContentBlock => ({ type: 'tool_use', id: `toolu_${id}_${name}`, name, input: { order_id: String(id) }, caller: { type: 'direct' } } as unknown as ContentBlock),
-    ),
+    fc
+      .constantFrom('get_order', 'lookup_policy', 'write_notes', 'no_such_tool')
+      .map((name): ContentBlock => ({ type: 'tool_use', id: `toolu_${id}_${name}`, name, input: { order_id: String(id) }, caller: { type: 'direct' } }) as unknown as ContentBlock),
     fc.constant<ContentBlock>({ type: 'thinking', thinking: 'let me think', signature: 'sig' }),
     fc.constant<ContentBlock>({ type: 'redacted_thinking', data: 'opaque' }),
     fc.constant({ type: 'server_tool_use_of_the_future', id: `srv_${id}`, payload: { x: 1 } } as unknown as ContentBlock),
@@ -39,7 +39,7 @@ const reply = (id: number) =>
   fc.record({
     content: fc.array(block(id), { maxLength: 4 }).map((blocks) =>
       // Tool ids are unique within a reply, as the API makes them.
-      blocks.map((b, i) => (b.type === 'tool_use' ? ({ ...b, id: `${b.id}_${i}` }) : b)),
+      blocks.map((b, i) => (b.type === 'tool_use' ? { ...b, id: `${b.id}_${i}` } : b)),
     ),
     stop_reason: fc.constantFrom<StopReason | null>(...stopReasons, null),
   });
@@ -76,11 +76,22 @@ describe('transcript invariants over random conversations', () => {
         let empties = 0;
 
         const modelCall = () => {
-          const built = buildContext({ ...systemTools, messages: c.transcript.slice(c.compactedThrough), clearedIds: c.clearedIds, memoryBlock: '<customer_memory>x</customer_memory>' });
+          const built = buildContext({
+            ...systemTools,
+            messages: c.transcript.slice(c.compactedThrough),
+            clearedIds: c.clearedIds,
+            memoryBlock: '<customer_memory>x</customer_memory>',
+          });
           const problems = requestProblems(built);
           assert.deepEqual(problems, [], `a request broke the API's rules:\n${problems.join('\n')}\n${JSON.stringify(built.messages, null, 1)}`);
           const raw = replies[replyIndex++ % replies.length];
-          const sent: ModelReply = { id: `msg_${replyIndex}`, model: 'm', usage, content: raw.content.map((b) => (b.type === 'tool_use' ? ({ ...b, id: `${b.id}_r${replyIndex}` }) : b)), stop_reason: raw.stop_reason };
+          const sent: ModelReply = {
+            id: `msg_${replyIndex}`,
+            model: 'm',
+            usage,
+            content: raw.content.map((b) => (b.type === 'tool_use' ? { ...b, id: `${b.id}_r${replyIndex}` } : b)),
+            stop_reason: raw.stop_reason,
+          };
           const plan = planReply(sent);
           const message = assistantMessage(sent);
           if (message) appendAssistant(c.transcript, message);
@@ -165,7 +176,11 @@ describe('transcript invariants over random conversations', () => {
         const everything = JSON.stringify(c.transcript);
         for (const text of said) assert.ok(everything.includes(JSON.stringify(customerText(text).text).slice(1, -1)), `the customer's words are kept: ${text}`);
         for (const result of results) assert.ok(everything.includes(result), `a tool result is kept word for word: ${result}`);
-        if (c.transcript.length) assert.deepEqual(transcriptProblems(c.transcript).filter((p) => !p.includes('have no tool_result yet')), []);
+        if (c.transcript.length)
+          assert.deepEqual(
+            transcriptProblems(c.transcript).filter((p) => !p.includes('have no tool_result yet')),
+            [],
+          );
       }),
       { numRuns: 300 },
     );
@@ -177,7 +192,13 @@ describe('the transcript check', () => {
     const problems = transcriptProblems([
       { role: 'assistant', content: [{ type: 'text', text: 'hello' }] },
       { role: 'assistant', content: [] },
-      { role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'tool_result', tool_use_id: 'nobody', content: 'r' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'x' },
+          { type: 'tool_result', tool_use_id: 'nobody', content: 'r' },
+        ],
+      },
     ]);
     assert.ok(problems.some((p) => /must start with the user/.test(p)));
     assert.ok(problems.some((p) => /two assistant messages in a row/.test(p)));
@@ -189,7 +210,13 @@ describe('the transcript check', () => {
     const problems = transcriptProblems([
       { role: 'user', content: 'hi' },
       { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_order', input: {} }] },
-      { role: 'user', content: [{ type: 'text', text: 'Customer message:\nhello' }, { type: 'tool_result', tool_use_id: 't1', content: 'r' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Customer message:\nhello' },
+          { type: 'tool_result', tool_use_id: 't1', content: 'r' },
+        ],
+      },
     ]);
     assert.ok(problems.some((p) => /tool_use t1 is not answered by a tool_result first/.test(p)));
   });
@@ -197,14 +224,30 @@ describe('the transcript check', () => {
   it("repairs a tool_use left without its result with an error result, changing no one's words", () => {
     const broken: MessageParam[] = [
       { role: 'user', content: 'hi' },
-      { role: 'assistant', content: [{ type: 'text', text: 'looking' }, { type: 'tool_use', id: 't1', name: 'get_order', input: {} }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'looking' },
+          { type: 'tool_use', id: 't1', name: 'get_order', input: {} },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'text', text: 'done' }] },
     ];
     const repaired = repairTranscript(broken);
     assert.deepEqual(transcriptProblems(repaired), []);
     // The two assistant messages are one turn, as the API reads them; the tool_use gets its result next.
-    assert.deepEqual(repaired[1], { role: 'assistant', content: [{ type: 'text', text: 'looking' }, { type: 'tool_use', id: 't1', name: 'get_order', input: {} }, { type: 'text', text: 'done' }] });
-    assert.deepEqual(repaired[2], { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'This tool call was not run, so it has no result.', is_error: true }] });
+    assert.deepEqual(repaired[1], {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'looking' },
+        { type: 'tool_use', id: 't1', name: 'get_order', input: {} },
+        { type: 'text', text: 'done' },
+      ],
+    });
+    assert.deepEqual(repaired[2], {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 't1', content: 'This tool call was not run, so it has no result.', is_error: true }],
+    });
   });
 });
 
@@ -244,7 +287,9 @@ describe('what each documented reply means', () => {
 
   it('keeps thinking, redacted thinking and unknown blocks exactly as returned', () => {
     const odd = { type: 'server_tool_use_of_the_future', id: 's1', payload: { deep: [1, 2] } };
-    const message = assistantMessage(r([{ type: 'thinking', thinking: 't', signature: 'sig' }, { type: 'redacted_thinking', data: 'd' }, odd, { type: 'text', text: 'hi', citations: null }], 'end_turn'));
+    const message = assistantMessage(
+      r([{ type: 'thinking', thinking: 't', signature: 'sig' }, { type: 'redacted_thinking', data: 'd' }, odd, { type: 'text', text: 'hi', citations: null }], 'end_turn'),
+    );
     assert.deepEqual(message, {
       role: 'assistant',
       content: [{ type: 'thinking', thinking: 't', signature: 'sig' }, { type: 'redacted_thinking', data: 'd' }, odd, { type: 'text', text: 'hi' }],

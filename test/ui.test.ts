@@ -83,7 +83,13 @@ describe('the investigation in the Temporal web UI', { skip }, () => {
     const deadline = Date.now() + 30_000;
     for (;;) {
       await page.goto(url);
-      const shown = await link.first().waitFor({ timeout: 5_000 }).then(() => true, () => false);
+      const shown = await link
+        .first()
+        .waitFor({ timeout: 5_000 })
+        .then(
+          () => true,
+          () => false,
+        );
       if (shown) break;
       if (Date.now() > deadline) {
         await page.screenshot({ path: join(ARTIFACTS, 'ui-list-missing.png') });
@@ -115,7 +121,10 @@ describe('the investigation in the Temporal web UI', { skip }, () => {
     await page.screenshot({ path: join(ARTIFACTS, 'ui-investigation-summary.png') });
 
     await page.getByText('Memo', { exact: true }).first().click();
-    await page.getByText(/awaiting.approval/).first().waitFor();
+    await page
+      .getByText(/awaiting.approval/)
+      .first()
+      .waitFor();
     assert.match(await page.locator('main').innerText(), new RegExp(`Ticket ${ticketId}`), 'the memo carries the one-line summary');
     await page.screenshot({ path: join(ARTIFACTS, 'ui-investigation.png') });
   });

@@ -57,7 +57,13 @@ function resultFor(request: ModelRequest, toolUseId: string) {
 }
 
 /** The decision note the workflow sent the model in the last user message of `request`. */
-function decisionNote(request: ModelRequest): { request_id: string; decision: string; decided_by: string; reason: string | null; refund: { refund_id: string; amount_cents: number } | null } {
+function decisionNote(request: ModelRequest): {
+  request_id: string;
+  decision: string;
+  decided_by: string;
+  reason: string | null;
+  refund: { refund_id: string; amount_cents: number } | null;
+} {
   const last = request.messages[request.messages.length - 1];
   const blocks = typeof last?.content === 'string' ? [] : (last?.content ?? []);
   const note = blocks.flatMap((b) => (b.type === 'text' && b.text.startsWith(DECISION_PREFIX) ? [b.text.slice(DECISION_PREFIX.length)] : []))[0];
@@ -71,7 +77,12 @@ describe('a whole investigation', () => {
   test('files the request and answers the customer while a person decides; pays exactly one refund on approval, itself', async () => {
     const getOrder = toolUse('get_order', { order_id: '5102' });
     const askRefund = toolUse('request_refund', { order_id: '5102', amount_cents: 1500, reason: 'Marked delivered, never received.' });
-    const { event, id } = scripted('My order 5102 never arrived.', [calls(getOrder), calls(askRefund), answer(REVIEWING), answer('Your refund of £15.00 for order 5102 has been issued.')]);
+    const { event, id } = scripted('My order 5102 never arrived.', [
+      calls(getOrder),
+      calls(askRefund),
+      answer(REVIEWING),
+      answer('Your refund of £15.00 for order 5102 has been issued.'),
+    ]);
 
     const paused = await run(event);
     assert.equal(paused.status, 'awaiting_approval');
@@ -93,20 +104,39 @@ describe('a whole investigation', () => {
 
     assert.equal(done.status, 'waiting_for_customer');
     assert.equal(done.lastReply, 'Your refund of £15.00 for order 5102 has been issued.');
-    assert.deepEqual(done.decisions.map((d) => [d.requestId, d.decision, d.approver]), [[pending.request_id, 'approved', 'support-lead']]);
-    assert.deepEqual(done.steps.map((s) => s.tools), [['get_order'], ['request_refund'], [], []], 'the model did not have to call issue_refund');
+    assert.deepEqual(
+      done.decisions.map((d) => [d.requestId, d.decision, d.approver]),
+      [[pending.request_id, 'approved', 'support-lead']],
+    );
+    assert.deepEqual(
+      done.steps.map((s) => s.tools),
+      [['get_order'], ['request_refund'], [], []],
+      'the model did not have to call issue_refund',
+    );
     const note = decisionNote(model.requests(id, 'investigate')[3]);
     assert.deepEqual([note.request_id, note.decision, note.decided_by, note.refund?.amount_cents], [pending.request_id, 'approved', 'support-lead', 1500]);
-    assert.deepEqual(done.refunds.map((r) => [r.request_id, r.amount_cents]), [[pending.request_id, 1500]]);
+    assert.deepEqual(
+      done.refunds.map((r) => [r.request_id, r.amount_cents]),
+      [[pending.request_id, 1500]],
+    );
     assert.deepEqual(await refundRows(pending.request_id), [{ amount_cents: 1500 }], 'exactly one refund row for the approval');
     assert.equal(await requestStatus(pending.request_id), 'refunded');
     assert.deepEqual(await searchAttributes(id), { status: 'waiting_for_customer', step: 4 });
 
     // The run's totals are the sum of what each model call reported.
     const usages = model.replies(id).map((r) => r.usage);
-    assert.equal(done.totals.input_tokens, usages.reduce((n, u) => n + u.input_tokens, 0));
-    assert.equal(done.totals.output_tokens, usages.reduce((n, u) => n + u.output_tokens, 0));
-    assert.equal(done.totals.cache_read_input_tokens, usages.reduce((n, u) => n + u.cache_read_input_tokens, 0));
+    assert.equal(
+      done.totals.input_tokens,
+      usages.reduce((n, u) => n + u.input_tokens, 0),
+    );
+    assert.equal(
+      done.totals.output_tokens,
+      usages.reduce((n, u) => n + u.output_tokens, 0),
+    );
+    assert.equal(
+      done.totals.cache_read_input_tokens,
+      usages.reduce((n, u) => n + u.cache_read_input_tokens, 0),
+    );
     assert.ok(done.totals.cost_usd > 0);
     assert.equal(done.model, 'scripted-model');
   });
@@ -129,13 +159,21 @@ describe('a whole investigation', () => {
     assert.deepEqual(await refundRows(pending.request_id), []);
     assert.deepEqual(done.refunds, []);
     assert.equal(await requestStatus(pending.request_id), 'denied');
-    assert.deepEqual(done.decisions.map((d) => d.decision), ['denied']);
+    assert.deepEqual(
+      done.decisions.map((d) => d.decision),
+      ['denied'],
+    );
     assert.equal(done.status, 'waiting_for_customer');
   });
 
   test("a customer's message while the refund waits is answered at once, and nothing is paid until the decision", async () => {
     const askRefund = toolUse('request_refund', { order_id: '5102', amount_cents: 400, reason: 'Never received.' });
-    const { event, id } = scripted('Order 5102 is missing.', [calls(askRefund), answer(REVIEWING), answer('It is with a colleague now; you will hear from us here.'), answer('Refund issued.')]);
+    const { event, id } = scripted('Order 5102 is missing.', [
+      calls(askRefund),
+      answer(REVIEWING),
+      answer('It is with a colleague now; you will hear from us here.'),
+      answer('Refund issued.'),
+    ]);
     const paused = await run(event);
     const pending = paused.pendingApproval!;
     const meanwhile = await run({ ...event, type: 'ticket.message', eventId: `${event.eventId}-2`, message: 'Any news?' });
@@ -190,8 +228,14 @@ describe('approvals', () => {
     await handle.signal(decideRefundSignal, { requestId: pending.request_id, decision: 'denied', approver: 'mallory' });
     await handle.signal(decideRefundSignal, { requestId: pending.request_id, decision: 'approved', approver: 'support-lead' });
     const done = await settle(ctx.tw, model, id, paused.step);
-    assert.deepEqual(done.decisions.map((d) => [d.decision, d.approver]), [['approved', 'support-lead']]);
-    assert.deepEqual(done.steps.map((s) => s.tools), [['request_refund'], [], []]);
+    assert.deepEqual(
+      done.decisions.map((d) => [d.decision, d.approver]),
+      [['approved', 'support-lead']],
+    );
+    assert.deepEqual(
+      done.steps.map((s) => s.tools),
+      [['request_refund'], [], []],
+    );
     assert.equal((await refundRows(pending.request_id)).length, 1);
   });
 });
@@ -233,14 +277,24 @@ describe('tool failures and limits', () => {
   });
 
   test('several tool_use blocks in one reply are all run and answered in order, results first', async () => {
-    const uses = [toolUse('get_order', { order_id: '5102' }), toolUse('get_payments', { order_id: '5102' }), toolUse('lookup_policy', { topic: 'parcel marked delivered but not received' })];
+    const uses = [
+      toolUse('get_order', { order_id: '5102' }),
+      toolUse('get_payments', { order_id: '5102' }),
+      toolUse('lookup_policy', { topic: 'parcel marked delivered but not received' }),
+    ];
     const { event, id } = scripted('Order 5102 never arrived.', [reply([text('Let me look at the order, payments and policy.'), ...uses]), answer('Found it.')]);
     const done = await run(event);
     assert.deepEqual(done.steps[0].tools, ['get_order', 'get_payments', 'lookup_policy']);
     const next = model.requests(id, 'investigate')[1];
     const results = lastToolResults(next);
-    assert.deepEqual(results.map((r) => r.tool_use_id), uses.map((u) => u.id));
-    assert.ok(results.every((r) => !r.is_error), JSON.stringify(results));
+    assert.deepEqual(
+      results.map((r) => r.tool_use_id),
+      uses.map((u) => u.id),
+    );
+    assert.ok(
+      results.every((r) => !r.is_error),
+      JSON.stringify(results),
+    );
     assert.match(results[0].content, /5102/);
   });
 
@@ -257,7 +311,11 @@ describe('tool failures and limits', () => {
 
 describe('the conversation', () => {
   test('a follow-up continues the same investigation, sent after what came before, labelled as the customer', async () => {
-    const { event, id } = scripted('Order 5102 never arrived.', [calls(toolUse('get_order', { order_id: '5102' })), answer('I am looking into it.'), answer('The refund takes 3-5 days.')]);
+    const { event, id } = scripted('Order 5102 never arrived.', [
+      calls(toolUse('get_order', { order_id: '5102' })),
+      answer('I am looking into it.'),
+      answer('The refund takes 3-5 days.'),
+    ]);
     const first = await run(event);
     const followUp = await run({ ...event, type: 'ticket.message', eventId: `${event.eventId}-2`, message: 'When will I see the money?' });
     assert.equal(followUp.workflowId, first.workflowId);
@@ -267,9 +325,18 @@ describe('the conversation', () => {
     const strip = (m: unknown) => JSON.stringify(m).replace(/,"cache_control":\{"type":"ephemeral"\}/g, '');
     assert.deepEqual(third.messages.slice(0, second.messages.length).map(strip), second.messages.map(strip), 'what was sent before is resent unchanged');
     const tail = third.messages.slice(second.messages.length);
-    assert.deepEqual(tail.map((m) => m.role), ['assistant', 'user']);
-    assert.deepEqual((tail[0].content as ContentBlockParam[]).map((b) => (b.type === 'text' ? b.text : b.type)), ['I am looking into it.']);
-    assert.deepEqual((tail[1].content as ContentBlockParam[]).map((b) => (b.type === 'text' ? b.text : b.type)), ['Customer message:\nWhen will I see the money?']);
+    assert.deepEqual(
+      tail.map((m) => m.role),
+      ['assistant', 'user'],
+    );
+    assert.deepEqual(
+      (tail[0].content as ContentBlockParam[]).map((b) => (b.type === 'text' ? b.text : b.type)),
+      ['I am looking into it.'],
+    );
+    assert.deepEqual(
+      (tail[1].content as ContentBlockParam[]).map((b) => (b.type === 'text' ? b.text : b.type)),
+      ['Customer message:\nWhen will I see the money?'],
+    );
   });
 
   test('the same event delivered twice is seen once', async () => {
@@ -330,8 +397,16 @@ describe('clearing and the rules', () => {
     assert.ok(![...original.values()].includes(STUB), 'a result is sent in full before it is ever cleared');
 
     const atTen = allToolResults(sent[9]);
-    assert.deepEqual(atTen.map((r) => r.tool_use_id), uses.slice(0, 9).map((u) => u.id), 'placeholders keep the tool_use ids, in order');
-    assert.deepEqual(atTen.map((r) => r.content === STUB), [true, true, true, true, true, true, false, false, false], 'all but the three newest are cleared');
+    assert.deepEqual(
+      atTen.map((r) => r.tool_use_id),
+      uses.slice(0, 9).map((u) => u.id),
+      'placeholders keep the tool_use ids, in order',
+    );
+    assert.deepEqual(
+      atTen.map((r) => r.content === STUB),
+      [true, true, true, true, true, true, false, false, false],
+      'all but the three newest are cleared',
+    );
     assert.ok(!allToolResults(sent[8]).some((r) => r.content === STUB), 'nothing is cleared before the first batch');
     const atTwenty = allToolResults(sent[19]);
     assert.equal(atTwenty.filter((r) => r.content === STUB).length, 16);

@@ -22,7 +22,6 @@ export const HELPER_MAX_TOKENS = 1_024;
 
 /** Starts each ticket in the helper's prompt. */
 
-
 /** Starts the question line in the helper's prompt. */
 import { QUESTION_PREFIX, TICKET_MARK } from '../context/wire';
 
@@ -107,13 +106,15 @@ export function createBulkReadActivities(deps: { pool: Pool; model: Model }): { 
         const answer = 'This customer has no earlier tickets.';
         return { answer, tickets_read: 0, tokens_read_by_helper: 0, tokens_returned: estimateTokens(answer), tokens_if_read_inline: 0 };
       }
-      const reply = await withHeartbeat(() => deps.model.create({
+      const reply = await withHeartbeat(() =>
+        deps.model.create({
           purpose: 'bulk_read',
           system: [{ type: 'text', text: HELPER_SYSTEM }],
           tools: [],
           messages: [{ role: 'user', content: [{ type: 'text', text: helperPrompt(question, tickets) }] }],
-        max_tokens: HELPER_MAX_TOKENS,
-      }));
+          max_tokens: HELPER_MAX_TOKENS,
+        }),
+      );
       const answer = replyText(reply) || 'The helper gave no answer.';
       return {
         answer,

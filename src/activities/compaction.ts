@@ -74,4 +74,3 @@ export function createCompactionActivities(deps: { model: Model }) {
     },
   };
 }
-

@@ -103,13 +103,9 @@ export function createMemoryActivities(deps: MemoryDeps) {
       const result = await rememberNote(deps.pool, { customerId: context.customerId, fact, sourceRun: context.workflowId, now, ttlMonths }, rememberDeps);
       if (result.status === 'refused') throw new ToolError(`Not saved: ${result.reason}`);
       const until = dayOf(result.note.expires_at);
-      const claim = result.note.kind === 'customer_claim'
-        ? ' Filed as a customer claim: it will be shown as what the customer claims, and it grants nothing.'
-        : '';
+      const claim = result.note.kind === 'customer_claim' ? ' Filed as a customer claim: it will be shown as what the customer claims, and it grants nothing.' : '';
       const replaced = result.superseded.length ? ` It replaces an older note on the same subject.` : '';
-      return result.status === 'merged'
-        ? `Already remembered; refreshed until ${until}.${claim}${replaced}`
-        : `Saved until ${until}.${claim}${replaced}`;
+      return result.status === 'merged' ? `Already remembered; refreshed until ${until}.${claim}${replaced}` : `Saved until ${until}.${claim}${replaced}`;
     }),
 
     /** The recall tool: the customer's current notes and past cases matching the query, with dates. */

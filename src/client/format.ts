@@ -56,11 +56,7 @@ export function describeStatus(status: InvestigationStatus, options: { uiUrl?: s
   const p = status.pendingApproval;
   if (p) {
     const who = p.approvers.map((a) => `${a.name} (up to ${money(a.limit_cents)})`).join(', ');
-    lines.push(
-      `pending refund ${p.request_id}: ${money(p.amount_cents)} on order ${p.order_id}, requested ${p.requested_at}`,
-      `  reason: ${p.reason}`,
-      `  may approve: ${who}`,
-    );
+    lines.push(`pending refund ${p.request_id}: ${money(p.amount_cents)} on order ${p.order_id}, requested ${p.requested_at}`, `  reason: ${p.reason}`, `  may approve: ${who}`);
   }
   for (const d of status.decisions) lines.push(`refund ${d.requestId} ${d.decision} by ${d.approver}${d.reason ? `: ${d.reason}` : ''}`);
   for (const r of status.refunds ?? []) lines.push(`refund ${r.refund_id} of ${money(r.amount_cents)} paid on order ${r.order_id} (request ${r.request_id})`);

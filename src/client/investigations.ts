@@ -1,10 +1,5 @@
 import { CaseworkError, NotFoundError, NotYetError, UnavailableError } from '../errors';
-import {
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-  type Client,
-} from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { admitEvent, EventRefusedError, markDelivered } from '../db/tickets';
 import { processMetrics } from '../observability/metrics';
@@ -67,7 +62,12 @@ function decisionError(error: WorkflowUpdateFailedError): CaseworkError {
 
 /** A message's first line: a failure's message can carry a stack the caller must never see. */
 function firstLine(message: string): string {
-  return message.split('\n').find((line) => line.trim() && !/^\s+at /.test(line))?.trim() ?? message;
+  return (
+    message
+      .split('\n')
+      .find((line) => line.trim() && !/^\s+at /.test(line))
+      ?.trim() ?? message
+  );
 }
 
 /** Where an event went. */
@@ -90,12 +90,7 @@ export interface Delivered {
  * investigation. `pool` is null only where there is no database (time-skipping tests): then
  * only the running workflow drops a repeated eventId.
  */
-export async function deliverEvent(
-  client: Client,
-  pool: Pool | null,
-  event: TicketEvent,
-  options: { taskQueue: string; settings: InvestigationSettings },
-): Promise<Delivered> {
+export async function deliverEvent(client: Client, pool: Pool | null, event: TicketEvent, options: { taskQueue: string; settings: InvestigationSettings }): Promise<Delivered> {
   const workflowId = investigationId(event.ticketId);
   const admission = pool ? await admitEvent(pool, event).catch(countRefusal) : 'deliver';
   if (admission === 'duplicate') return { workflowId, action: event.type === 'ticket.closed' ? 'closed' : 'started_or_signalled', duplicate: true };
@@ -167,8 +162,7 @@ export async function decideRefund(
     if (error instanceof WorkflowUpdateFailedError) throw decisionError(error);
     if (isUpdateTimeout(error)) {
       throw new NoWorkerAnsweredError(
-        `no worker answered the refund decision for ${workflowId} in time (is \`casework worker\` running?); ` +
-          'retry the same decision: it is applied at most once',
+        `no worker answered the refund decision for ${workflowId} in time (is \`casework worker\` running?); ` + 'retry the same decision: it is applied at most once',
       );
     }
     throw error;
@@ -216,7 +210,10 @@ export async function deliverAndWait(
   options: { taskQueue: string; settings: InvestigationSettings; timeoutMs?: number; pollMs?: number; onStatus?: (status: InvestigationStatus) => void },
 ): Promise<InvestigationStatus> {
   const workflowId = investigationId(event.ticketId);
-  const before = await readStatus(client, workflowId).then((s) => s.step, () => 0);
+  const before = await readStatus(client, workflowId).then(
+    (s) => s.step,
+    () => 0,
+  );
   const delivered = await deliverEvent(client, pool, event, options);
   if (event.type === 'ticket.closed') return client.workflow.getHandle<typeof investigation>(workflowId).result();
   // A duplicate changes nothing: its answer is the investigation as it stands.

@@ -27,7 +27,6 @@ export interface BuiltContext {
   messages: MessageParam[];
 }
 
-
 /** The rules as system blocks. Pure and total, so the same rules give byte-identical blocks on every call. */
 export function systemBlocks(rules: string | readonly TextBlockParam[]): TextBlockParam[] {
   return typeof rules === 'string' ? [{ type: 'text', text: rules }] : rules.map((b) => ({ ...b }));

@@ -60,9 +60,5 @@ export function estimateSystemTokens(system: readonly TextBlockParam[]): number 
 
 /** Estimated input tokens of a whole request: tools, system and messages. */
 export function estimateRequestTokens(request: { system: readonly TextBlockParam[]; tools: readonly Tool[]; messages: readonly MessageParam[] }): number {
-  return (
-    request.tools.reduce((sum, tool) => sum + estimateToolTokens(tool), 0) +
-    estimateSystemTokens(request.system) +
-    estimateMessagesTokens(request.messages)
-  );
+  return request.tools.reduce((sum, tool) => sum + estimateToolTokens(tool), 0) + estimateSystemTokens(request.system) + estimateMessagesTokens(request.messages);
 }

@@ -1,11 +1,4 @@
-import type {
-  ContentBlock,
-  ContentBlockParam,
-  MessageParam,
-  TextBlockParam,
-  ToolResultBlockParam,
-  ToolUseBlock,
-} from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlock, ContentBlockParam, MessageParam, TextBlockParam, ToolResultBlockParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { labelCustomerText } from './wire';
 
 /** The reply's content as request params (drops response-only fields so it can be sent back). */

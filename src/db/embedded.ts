@@ -12,11 +12,7 @@ export interface EmbeddedPostgres {
  * Used only when DATABASE_URL is unset, so a newcomer needs no database server.
  * `maxConnections` must exceed the pool size, or pool clients queue behind each other forever.
  */
-export async function startEmbeddedPostgres(options: {
-  dataDir: string;
-  maxConnections: number;
-  port?: number;
-}): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(options: { dataDir: string; maxConnections: number; port?: number }): Promise<EmbeddedPostgres> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');

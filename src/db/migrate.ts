@@ -22,7 +22,9 @@ export const RENAMED_MIGRATIONS: Readonly<Record<string, readonly string[]>> = {
 
 /** Lists migration files in order, checking each name is NNN_name.sql and numbers do not repeat. */
 export function listMigrations(dir = MIGRATIONS_DIR): { id: string; file: string }[] {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
   const seen = new Set<string>();
   return files.map((file) => {
     const [, number] = /^(\d{3})_[a-z0-9_]+\.sql$/.exec(file) ?? [];
@@ -43,9 +45,7 @@ export async function migrate(pool: Pool, dir = MIGRATIONS_DIR): Promise<string[
   const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock(7233001)');
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
-    );
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const done = new Set((await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
     for (const [old, ids] of Object.entries(RENAMED_MIGRATIONS)) {
       if (!done.has(old)) continue;

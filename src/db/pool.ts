@@ -34,8 +34,7 @@ export async function checkReachable(pool: Pool, url: string): Promise<void> {
   } catch (error) {
     const where = url.replace(/\/\/[^@/]*@/, '//');
     throw new DatabaseUnavailableError(
-      `cannot reach Postgres at ${where}: ${(error as Error).message}. ` +
-        'Start Postgres or set DATABASE_URL; unset, casework runs an embedded Postgres.',
+      `cannot reach Postgres at ${where}: ${(error as Error).message}. ` + 'Start Postgres or set DATABASE_URL; unset, casework runs an embedded Postgres.',
     );
   }
 }

@@ -7,7 +7,10 @@ import { z } from 'zod';
 export const isoTimestamp = z.date().transform((d) => d.toISOString());
 
 /** A nullable timestamptz column, parsed to an ISO string or null. */
-export const isoTimestampOrNull = z.date().nullable().transform((d) => (d ? d.toISOString() : null));
+export const isoTimestampOrNull = z
+  .date()
+  .nullable()
+  .transform((d) => (d ? d.toISOString() : null));
 
 /** The row a query must return (a count, a RETURNING write); none means the query is wrong, named by `what`. */
 export function firstRow<T>(rows: readonly T[], what: string): T {

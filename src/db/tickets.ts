@@ -94,10 +94,11 @@ export async function admitEvent(pool: Pool, event: TicketEvent): Promise<Admiss
   const hash = eventBodyHash(event);
   return inTransaction(pool, async (client) => {
     await checkOwner(client, event);
-    const inserted = await client.query(
-      'INSERT INTO ticket_events (event_id, ticket_id, body_sha256) VALUES ($1, $2, $3) ON CONFLICT (event_id) DO NOTHING',
-      [event.eventId, event.ticketId, hash],
-    );
+    const inserted = await client.query('INSERT INTO ticket_events (event_id, ticket_id, body_sha256) VALUES ($1, $2, $3) ON CONFLICT (event_id) DO NOTHING', [
+      event.eventId,
+      event.ticketId,
+      hash,
+    ]);
     if (inserted.rowCount === 1) return 'deliver';
     const seen = SeenRow.parse((await client.query('SELECT ticket_id, body_sha256, delivered_at FROM ticket_events WHERE event_id = $1 FOR UPDATE', [event.eventId])).rows[0]);
     if (seen.ticket_id !== event.ticketId || seen.body_sha256 !== hash) {

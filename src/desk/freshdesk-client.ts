@@ -34,8 +34,7 @@ export function createFreshdeskClient(config: FreshdeskClientConfig): DeskClient
       const id = encodeURIComponent(post.externalTicketId);
       const what = `posting ${post.kind} ${post.sequence} to ticket ${post.externalTicketId}`;
       const conversations = (await call('GET', `/api/v2/tickets/${id}/conversations?per_page=100`, `checking ticket ${post.externalTicketId} before ${what}`)) as
-        | { body?: string; body_text?: string }[]
-        | undefined;
+        { body?: string; body_text?: string }[] | undefined;
       if ((conversations ?? []).some((c) => c.body_text?.includes(key) || c.body?.includes(key))) return { outcome: 'already_posted', idempotencyKey: key };
       const body = toHtml(`${post.body}\n\n${markerLine(key)}`);
       if (post.kind === 'reply') await call('POST', `/api/v2/tickets/${id}/reply`, what, { body });

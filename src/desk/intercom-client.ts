@@ -34,8 +34,7 @@ export function createIntercomClient(config: IntercomClientConfig): DeskClient {
       const id = encodeURIComponent(post.externalTicketId);
       const what = `posting ${post.kind} ${post.sequence} to conversation ${post.externalTicketId}`;
       const conversation = (await call('GET', `/conversations/${id}`, `checking conversation ${post.externalTicketId} before ${what}`)) as
-        | { conversation_parts?: { conversation_parts?: { body?: string | null }[] } }
-        | undefined;
+        { conversation_parts?: { conversation_parts?: { body?: string | null }[] } } | undefined;
       const parts = conversation?.conversation_parts?.conversation_parts ?? [];
       if (parts.some((part) => part.body?.includes(key))) return { outcome: 'already_posted', idempotencyKey: key };
       await call('POST', `/conversations/${id}/reply`, what, {

@@ -38,9 +38,7 @@ const Conversation = z.looseObject({
   id: DeskId,
   source: z.looseObject({ id: DeskId, body: z.string().nullish(), author: Author }),
   contacts: z.looseObject({ contacts: z.array(Contact) }).optional(),
-  conversation_parts: z
-    .looseObject({ conversation_parts: z.array(z.looseObject({ id: DeskId, part_type: z.string(), body: z.string().nullish(), author: Author })) })
-    .optional(),
+  conversation_parts: z.looseObject({ conversation_parts: z.array(z.looseObject({ id: DeskId, part_type: z.string(), body: z.string().nullish(), author: Author })) }).optional(),
 });
 const Envelope = z.looseObject({
   type: z.literal('notification_event'),
@@ -102,13 +100,11 @@ export function acceptIntercomWebhook(delivery: WebhookDelivery, config: Interco
     if (!part) return reject('intercom', 'malformed', 'data.item.conversation_parts.conversation_parts: no comment by the user');
     const message = plainText(part.body ?? '');
     if (!message) return reject('intercom', 'malformed', 'data.item.conversation_parts.conversation_parts.body: empty');
-    return finishEvent(
-      'intercom',
-      { eventId: `intercom-part-${part.id}`, type: 'ticket.message', ticketId, message, receivedAt },
-      requesterOf(part.author.id),
-      config.customers,
-      { desk: 'intercom', externalTicketId: conversation.id, externalMessageId: part.id },
-    );
+    return finishEvent('intercom', { eventId: `intercom-part-${part.id}`, type: 'ticket.message', ticketId, message, receivedAt }, requesterOf(part.author.id), config.customers, {
+      desk: 'intercom',
+      externalTicketId: conversation.id,
+      externalMessageId: part.id,
+    });
   }
   // conversation.admin.closed: the customer is the conversation's contact, not the admin who closed it.
   const contact = conversation.contacts?.contacts[0];

@@ -14,7 +14,16 @@ export interface DeskNote {
 const money = (cents: number, currency = 'EUR') => `${(cents / 100).toFixed(2)} ${currency}`;
 
 /** A refund waits for a person: amount, order, the evidence, and exactly how to decide it. */
-export function refundAwaitingNote(input: { workflowId: string; requestId: string; orderId: string; amountCents: number; currency?: string; reason: string; evidence: string[]; approvers: string[] }): DeskNote {
+export function refundAwaitingNote(input: {
+  workflowId: string;
+  requestId: string;
+  orderId: string;
+  amountCents: number;
+  currency?: string;
+  reason: string;
+  evidence: string[];
+  approvers: string[];
+}): DeskNote {
   const lines = [
     `casework: refund of ${money(input.amountCents, input.currency)} for order ${input.orderId} awaits approval.`,
     `Reason: ${input.reason}`,

@@ -37,7 +37,8 @@ export function createPostToDesk(deps: { clients: ReadonlyMap<DeskName, DeskClie
     const ref = parseDeskTicketId(input.ticketId);
     const desk: DeskName = ref?.desk ?? 'webhook';
     const client = deps.clients.get(desk);
-    if (!client) return { outcome: 'skipped', reason: ref ? `${desk} is not in CASEWORK_DESKS` : 'no desk for tickets from POST /events (set CASEWORK_DESKS=webhook to deliver them)' };
+    if (!client)
+      return { outcome: 'skipped', reason: ref ? `${desk} is not in CASEWORK_DESKS` : 'no desk for tickets from POST /events (set CASEWORK_DESKS=webhook to deliver them)' };
     try {
       const result = await client.post({
         workflowId: input.workflowId,

@@ -100,7 +100,12 @@ export function createWebhookRoute(deps: WebhookRouteDeps) {
     } catch (error) {
       const status = httpStatusOf(error) === 500 ? 503 : httpStatusOf(error);
       log({ outcome: 'failed', status, eventId, ticketId, reason: (error as Error).name });
-      return answer(res, status, { error: status === 503 ? 'casework could not hand the event to Temporal; retry' : (error as Error).message }, status === 503 ? { 'retry-after': String(retryAfterOf(error) ?? 2) } : {});
+      return answer(
+        res,
+        status,
+        { error: status === 503 ? 'casework could not hand the event to Temporal; retry' : (error as Error).message },
+        status === 503 ? { 'retry-after': String(retryAfterOf(error) ?? 2) } : {},
+      );
     }
     recent.remember(eventId);
     log({ outcome: 'accepted', status: 202, eventId, ticketId });

@@ -26,7 +26,9 @@ export interface DeskSettings {
  * answer, or answer tickets it cannot verify.
  */
 export function deskSettings(config: Config, options: { fetch?: typeof fetch } = {}): DeskSettings {
-  const names = config.CASEWORK_DESKS.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = config.CASEWORK_DESKS.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const name of names) {
     if (!(DESK_NAMES as readonly string[]).includes(name)) throw new ConfigError(`CASEWORK_DESKS: "${name}" is not one of ${DESK_NAMES.join(', ')}`);
   }
@@ -48,18 +50,47 @@ export function deskSettings(config: Config, options: { fetch?: typeof fetch } =
   const clients = new Map<DeskName, DeskClient>();
   if (enabled.has('zendesk')) {
     inbound.zendesk = { signingSecret: need('zendesk', 'CASEWORK_ZENDESK_WEBHOOK_SECRET'), replayWindowSeconds: window, customers };
-    clients.set('zendesk', createZendeskClient({ baseUrl: need('zendesk', 'CASEWORK_ZENDESK_BASE_URL'), email: need('zendesk', 'CASEWORK_ZENDESK_EMAIL'), apiToken: need('zendesk', 'CASEWORK_ZENDESK_API_TOKEN'), timeoutMs, fetch: options.fetch }));
+    clients.set(
+      'zendesk',
+      createZendeskClient({
+        baseUrl: need('zendesk', 'CASEWORK_ZENDESK_BASE_URL'),
+        email: need('zendesk', 'CASEWORK_ZENDESK_EMAIL'),
+        apiToken: need('zendesk', 'CASEWORK_ZENDESK_API_TOKEN'),
+        timeoutMs,
+        fetch: options.fetch,
+      }),
+    );
   }
   if (enabled.has('intercom')) {
     inbound.intercom = { clientSecret: need('intercom', 'CASEWORK_INTERCOM_CLIENT_SECRET'), replayWindowSeconds: window, customers };
-    clients.set('intercom', createIntercomClient({ baseUrl: need('intercom', 'CASEWORK_INTERCOM_BASE_URL'), accessToken: need('intercom', 'CASEWORK_INTERCOM_ACCESS_TOKEN'), adminId: need('intercom', 'CASEWORK_INTERCOM_ADMIN_ID'), timeoutMs, fetch: options.fetch }));
+    clients.set(
+      'intercom',
+      createIntercomClient({
+        baseUrl: need('intercom', 'CASEWORK_INTERCOM_BASE_URL'),
+        accessToken: need('intercom', 'CASEWORK_INTERCOM_ACCESS_TOKEN'),
+        adminId: need('intercom', 'CASEWORK_INTERCOM_ADMIN_ID'),
+        timeoutMs,
+        fetch: options.fetch,
+      }),
+    );
   }
   if (enabled.has('freshdesk')) {
     inbound.freshdesk = { token: need('freshdesk', 'CASEWORK_FRESHDESK_WEBHOOK_TOKEN'), customers };
-    clients.set('freshdesk', createFreshdeskClient({ baseUrl: need('freshdesk', 'CASEWORK_FRESHDESK_BASE_URL'), apiKey: need('freshdesk', 'CASEWORK_FRESHDESK_API_KEY'), timeoutMs, fetch: options.fetch }));
+    clients.set(
+      'freshdesk',
+      createFreshdeskClient({
+        baseUrl: need('freshdesk', 'CASEWORK_FRESHDESK_BASE_URL'),
+        apiKey: need('freshdesk', 'CASEWORK_FRESHDESK_API_KEY'),
+        timeoutMs,
+        fetch: options.fetch,
+      }),
+    );
   }
   if (enabled.has('webhook')) {
-    clients.set('webhook', createWebhookClient({ url: need('webhook', 'CASEWORK_DESK_WEBHOOK_URL'), secret: need('webhook', 'CASEWORK_DESK_WEBHOOK_SECRET'), timeoutMs, fetch: options.fetch }));
+    clients.set(
+      'webhook',
+      createWebhookClient({ url: need('webhook', 'CASEWORK_DESK_WEBHOOK_URL'), secret: need('webhook', 'CASEWORK_DESK_WEBHOOK_SECRET'), timeoutMs, fetch: options.fetch }),
+    );
   }
   return { enabled, customers, inbound, clients };
 }

@@ -46,7 +46,14 @@ export function signCaseworkWebhook(secret: string, timestamp: string, body: str
  * What a receiver runs: true when the signature matches the raw body and the timestamp is
  * within `windowSeconds` of `now`. Exported so receivers in Node (and tests) use exactly this.
  */
-export function verifyCaseworkWebhook(input: { secret: string; timestamp: string | undefined; signature: string | undefined; body: Buffer | string; now: Date; windowSeconds: number }): boolean {
+export function verifyCaseworkWebhook(input: {
+  secret: string;
+  timestamp: string | undefined;
+  signature: string | undefined;
+  body: Buffer | string;
+  now: Date;
+  windowSeconds: number;
+}): boolean {
   if (!input.timestamp || !input.signature || !/^\d{1,11}$/.test(input.timestamp)) return false;
   if (!safeEqual(signCaseworkWebhook(input.secret, input.timestamp, input.body), input.signature.trim())) return false;
   return outsideWindow(Number(input.timestamp), input.now, input.windowSeconds) === undefined;

@@ -86,7 +86,10 @@ function acceptTrigger(value: Record<string, unknown>, config: ZendeskInboundCon
   const receivedAt = now.toISOString();
   if (hook.casework_event === 'ticket.closed') {
     const eventId = `zendesk-status-${hook.status_event_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
-    return finishEvent('zendesk', { eventId, type: 'ticket.closed', ticketId, message: '', receivedAt }, { desk: 'zendesk', id: hook.requester_id }, config.customers, { desk: 'zendesk', externalTicketId: hook.ticket_id });
+    return finishEvent('zendesk', { eventId, type: 'ticket.closed', ticketId, message: '', receivedAt }, { desk: 'zendesk', id: hook.requester_id }, config.customers, {
+      desk: 'zendesk',
+      externalTicketId: hook.ticket_id,
+    });
   }
   if (hook.comment_public !== 'true') return { outcome: 'ignored', desk: 'zendesk', reason: `private comment ${hook.comment_id} on ticket ${hook.ticket_id}` };
   const message = plainText(hook.comment_body);

@@ -33,7 +33,19 @@ export interface ScreenMiss {
 }
 
 function score(slice: string, sentences: LabelledSentence[]): { row: ScreenScore; misses: ScreenMiss[] } {
-  const row: ScreenScore = { slice, sentences: sentences.length, must_refuse: 0, must_keep: 0, refused_right: 0, refused_wrongly: 0, leaked: 0, kept_right: 0, precision: 0, recall: 0, wrong_category: 0 };
+  const row: ScreenScore = {
+    slice,
+    sentences: sentences.length,
+    must_refuse: 0,
+    must_keep: 0,
+    refused_right: 0,
+    refused_wrongly: 0,
+    leaked: 0,
+    kept_right: 0,
+    precision: 0,
+    recall: 0,
+    wrong_category: 0,
+  };
   const misses: ScreenMiss[] = [];
   for (const s of sentences) {
     const finding = findSensitive(s.text);
@@ -60,11 +72,22 @@ function score(slice: string, sentences: LabelledSentence[]): { row: ScreenScore
 /** Scores the screen over the corpus: one row per set, one per expected category, and the total. */
 export function scoreScreen(corpus: LabelledSentence[] = loadScreenCorpus()): { rows: ScreenScore[]; byCategory: ScreenScore[]; misses: ScreenMiss[] } {
   const sets = [...new Set(corpus.map((s) => s.set))];
-  const rows = [...sets.map((set) => score(set, corpus.filter((s) => s.set === set))), score('all', corpus)];
+  const rows = [
+    ...sets.map((set) =>
+      score(
+        set,
+        corpus.filter((s) => s.set === set),
+      ),
+    ),
+    score('all', corpus),
+  ];
   const categories = [...new Set(corpus.flatMap((s) => (s.label === 'refuse' ? [s.category] : [])))];
   // Per category: its must-refuse sentences, and the must-keep sentences refused under that category.
   const byCategory = categories.map((c) => {
-    const { row } = score(c, corpus.filter((s) => s.label === 'refuse' && s.category === c));
+    const { row } = score(
+      c,
+      corpus.filter((s) => s.label === 'refuse' && s.category === c),
+    );
     const wrongly = corpus.filter((s) => s.label === 'keep' && findSensitive(s.text)?.category === c).length;
     const refused = row.refused_right + wrongly;
     return { ...row, refused_wrongly: wrongly, precision: refused ? row.refused_right / refused : 1 };
@@ -83,7 +106,11 @@ function table(rows: ScreenScore[], first: string): string[] {
       .map(String),
   );
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
 }
 

@@ -112,7 +112,9 @@ export async function startDeskStandin(options: { port?: number; webhookSecret?:
     public: isPublic,
     attachments: [],
     via: { channel: authorId === agent.id ? 'api' : 'web' },
-    created_at: now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    created_at: now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z'),
   });
   const view = (t: StandinTicket) => {
     const { comments: _comments, ...rest } = t;
@@ -140,7 +142,11 @@ export async function startDeskStandin(options: { port?: number; webhookSecret?:
   });
 
   /** Validates a PUT body as Zendesk does; a problem map, or the update to apply. */
-  function parseUpdate(body: unknown): { problems: Record<string, string> } | { update: { comment?: { body: string; public: boolean }; status?: StandinTicket['status']; tags?: string[]; add: string[]; remove: string[] } } {
+  function parseUpdate(
+    body: unknown,
+  ):
+    | { problems: Record<string, string> }
+    | { update: { comment?: { body: string; public: boolean }; status?: StandinTicket['status']; tags?: string[]; add: string[]; remove: string[] } } {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return { problems: { base: 'body must be a JSON object' } };
     const keys = Object.keys(body);
     if (keys.length !== 1 || keys[0] !== 'ticket') return { problems: { base: 'body must be {"ticket": {...}}' } };
@@ -188,7 +194,8 @@ export async function startDeskStandin(options: { port?: number; webhookSecret?:
     const match = /^\/api\/v2\/tickets\/(\d+)(\/comments)?(?:\.json)?$/.exec(url.pathname);
     const isWrite = req.method === 'PUT';
     const fault = takeFault(isWrite);
-    if (fault?.kind === 'rate_limit') return send(res, req, 429, { error: 'TooManyRequests', description: 'Rate limit exceeded' }, { 'retry-after': String(fault.retryAfterSeconds) });
+    if (fault?.kind === 'rate_limit')
+      return send(res, req, 429, { error: 'TooManyRequests', description: 'Rate limit exceeded' }, { 'retry-after': String(fault.retryAfterSeconds) });
     if (fault?.kind === 'unauthorized' || req.headers.authorization !== expectedAuth) return send(res, req, 401, { error: "Couldn't authenticate you" });
     if (fault?.kind === 'server_error') return send(res, req, 500, { error: 'InternalServerError', description: 'Something went wrong' });
     if (!match) return send(res, req, 404, { error: 'InvalidEndpoint', description: 'Not found' });
@@ -298,7 +305,19 @@ export async function startDeskStandin(options: { port?: number; webhookSecret?:
       users.set(input.requesterId, { id: input.requesterId, name: input.requesterName ?? `Customer ${input.requesterId}`, is_staff: false });
       const first = comment(input.requesterId, input.body, true);
       const at = first.created_at;
-      tickets.set(id, { id, subject: input.subject, description: input.body, status: 'new', requester_id: input.requesterId, submitter_id: input.requesterId, assignee_id: null, tags: [], created_at: at, updated_at: at, comments: [first] });
+      tickets.set(id, {
+        id,
+        subject: input.subject,
+        description: input.body,
+        status: 'new',
+        requester_id: input.requesterId,
+        submitter_id: input.requesterId,
+        assignee_id: null,
+        tags: [],
+        created_at: at,
+        updated_at: at,
+        comments: [first],
+      });
       return { ticketId: id, commentId: first.id };
     },
     addCustomerComment(ticketId, authorId, body) {

@@ -77,7 +77,12 @@ export async function main(argv: string[], out: Out = console.log, err: Out = co
     return await load()(args, config, out);
   } catch (error) {
     // Only the message's own lines: a library's message can carry a stack, which no user should read.
-    err(`error: ${String((error as Error)?.message ?? error).split('\n').filter((line) => !/^\s+at /.test(line)).join('\n')}`);
+    err(
+      `error: ${String((error as Error)?.message ?? error)
+        .split('\n')
+        .filter((line) => !/^\s+at /.test(line))
+        .join('\n')}`,
+    );
     if (isUsageMistake(error)) {
       err(USAGE);
       return 2;

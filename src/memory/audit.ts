@@ -21,9 +21,9 @@ export async function appendAudit(
 
 /** The customer's audit trail, newest first. */
 export async function listAudit(client: PoolClient, customerId: string, limit = 50): Promise<AuditEntry[]> {
-  const { rows } = await client.query(
-    'SELECT audit_id, action, actor, target, detail, at FROM memory_audit WHERE customer_id = $1 ORDER BY at DESC, audit_id DESC LIMIT $2',
-    [customerId, limit],
-  );
+  const { rows } = await client.query('SELECT audit_id, action, actor, target, detail, at FROM memory_audit WHERE customer_id = $1 ORDER BY at DESC, audit_id DESC LIMIT $2', [
+    customerId,
+    limit,
+  ]);
   return parseRows(AuditRow, rows, 'memory audit');
 }

@@ -50,10 +50,7 @@ export async function getCaseByRun(client: PoolClient, customerId: string, sourc
 
 /** The customer's most recent cases, newest first. */
 export async function listRecentCases(client: PoolClient, customerId: string, limit: number): Promise<CaseRecord[]> {
-  const { rows } = await client.query(
-    `SELECT ${COLUMNS} FROM memory_cases WHERE customer_id = $1 ORDER BY closed_on DESC, recorded_at DESC LIMIT $2`,
-    [customerId, limit],
-  );
+  const { rows } = await client.query(`SELECT ${COLUMNS} FROM memory_cases WHERE customer_id = $1 ORDER BY closed_on DESC, recorded_at DESC LIMIT $2`, [customerId, limit]);
   return parseRows(CaseRow, rows, 'memory case');
 }
 

@@ -29,8 +29,10 @@ export interface Classification {
 const CLAIM =
   /\b(vip|v\.i\.p|premium|gold|platinum|diamond|elite|priority|special|loyal(?:ty)?|trusted|verified|staff|employee|partner|ambassador)\b(?:\W+\w+){0,2}\W+(?:customer|member|status|tier|account|client|level)\b|\b(?:i am|i'm|im|customer is|they are|she is|he is)\W+(?:a\W+)?(?:vip|v\.i\.p)\b|\b(?:pre-?approved|approv\w*|authori[sz]\w*|entitled|entitlement|eligible|allowed|permitted|guarantee\w*|waive\w*|exempt\w*|(?:make|made|an) exceptions?|override|owed|owe me|compensat\w*|free (?:returns?|shipping|delivery|refunds?|replacements?|of charge)|no questions asked|always (?:get|gets|be given|receive)|(?:refunds?|returns?|credit|discounts?) (?:are|is) (?:automatic|guaranteed|unlimited)|polic(?:y|ies)|rules? (?:say|says|allow)|promised|manager (?:said|agreed|told)|agreed to|unlimited|forever)\b/i;
 
-const DELIVERY_TOPIC = /\b(deliver(?:y|ies|ed)?|parcels?|packages?|couriers?|drop(?:ped)?[- ]off|doorstep|porch|reception|concierge|neighbou?r|safe place|mailroom|letterbox|front door|back door|gate|block [a-z0-9]|building|flat|apartment|floor)\b/i;
-const INSTRUCTION = /\b(must|should|always|never|only|please|prefer\w*|rather|instead|leave (?:it|them|parcels?|packages?)?|go(?:es)? to|deliver to|send to|bring to|take to|use the|not (?:the|at|to)|do not|don't)\b/i;
+const DELIVERY_TOPIC =
+  /\b(deliver(?:y|ies|ed)?|parcels?|packages?|couriers?|drop(?:ped)?[- ]off|doorstep|porch|reception|concierge|neighbou?r|safe place|mailroom|letterbox|front door|back door|gate|block [a-z0-9]|building|flat|apartment|floor)\b/i;
+const INSTRUCTION =
+  /\b(must|should|always|never|only|please|prefer\w*|rather|instead|leave (?:it|them|parcels?|packages?)?|go(?:es)? to|deliver to|send to|bring to|take to|use the|not (?:the|at|to)|do not|don't)\b/i;
 const RESOLUTION = /\b(refunds?|replacements?|replace|reship\w*|re-?send|store credit|voucher|exchange|credit)\b/i;
 const PREFERENCE = /\b(prefer\w*|rather|instead|would like|wants?|likes?|happier with|best|please|only|favou?rs?)\b/i;
 const CONTACT = /\b(e-?mail|phone|call(?:s|ed|ing)?|ring|text(?:s|ed)?|sms|whatsapp|messages?|chat|letter|post|contact(?:ed)?|reach(?:ed)?)\b/i;
@@ -62,7 +64,11 @@ export function normaliseFact(text: string): string {
 
 /** Collapses whitespace and strips quotes the model sometimes wraps a fact in. */
 export function tidyFact(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().replace(/^["'“”‘’]+|["'“”‘’]+$/g, '').trim();
+  return text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^["'“”‘’]+|["'“”‘’]+$/g, '')
+    .trim();
 }
 
 /**
@@ -70,5 +76,13 @@ export function tidyFact(text: string): string {
  * "gate 2"). Two notes that differ in these are different memories however similar they look.
  */
 export function distinguishingTokens(text: string): string {
-  return [...new Set(normaliseFact(text).split(' ').filter((w) => /\d/.test(w) || w.length === 1))].sort().join(' ');
+  return [
+    ...new Set(
+      normaliseFact(text)
+        .split(' ')
+        .filter((w) => /\d/.test(w) || w.length === 1),
+    ),
+  ]
+    .sort()
+    .join(' ');
 }

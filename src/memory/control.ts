@@ -78,14 +78,7 @@ export async function showMemory(pool: Pool, customerId: string, options: { acto
  * Replaces the text of one of the customer's notes. The new text passes the same checks as
  * remember() and is re-filed by code: a correction cannot turn a claim into a fact.
  */
-export async function correctNote(
-  pool: Pool,
-  customerId: string,
-  noteId: number | string,
-  text: string,
-  actor?: string,
-  options: { now?: string } = {},
-): Promise<Note> {
+export async function correctNote(pool: Pool, customerId: string, noteId: number | string, text: string, actor?: string, options: { now?: string } = {}): Promise<Note> {
   const id = parseCustomerId(customerId);
   const note = parseNoteId(noteId, id);
   const check = checkFact(text ?? '');
@@ -131,11 +124,7 @@ export interface ForgetResult {
  * Deletes one note of the customer, or, when no note is named, all of the customer's memory
  * in every memory table. The audit trail keeps a row saying what went, without its text.
  */
-export async function forgetMemory(
-  pool: Pool,
-  customerId: string,
-  options: { noteId?: number | string; actor?: string; now?: string } = {},
-): Promise<ForgetResult> {
+export async function forgetMemory(pool: Pool, customerId: string, options: { noteId?: number | string; actor?: string; now?: string } = {}): Promise<ForgetResult> {
   const id = parseCustomerId(customerId);
   const note = options.noteId === undefined ? undefined : parseNoteId(options.noteId, id);
   const now = options.now ?? new Date().toISOString();

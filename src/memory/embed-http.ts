@@ -50,7 +50,7 @@ const Response = z.object({
 function errorMessage(body: string): string {
   try {
     const json = JSON.parse(body) as { detail?: unknown; error?: { message?: unknown } | string; message?: unknown };
-    const message = typeof json.error === 'object' ? json.error?.message : json.error ?? json.detail ?? json.message;
+    const message = typeof json.error === 'object' ? json.error?.message : (json.error ?? json.detail ?? json.message);
     if (typeof message === 'string') return message;
   } catch {
     // Not JSON: use the text itself.
@@ -107,7 +107,9 @@ export function createHttpEmbedder(options: HttpEmbedderOptions): Embedder {
           throw new EmbeddingConfigError(`the ${name} embeddings API refused the key (HTTP ${response.status}: ${message}); check CASEWORK_EMBEDDINGS_API_KEY`);
         }
         if (response.status === 404 || (response.status === 400 && /model/i.test(message))) {
-          throw new EmbeddingConfigError(`the ${name} embeddings API does not accept model "${options.model}" (HTTP ${response.status}: ${message}); check CASEWORK_EMBEDDINGS_MODEL`);
+          throw new EmbeddingConfigError(
+            `the ${name} embeddings API does not accept model "${options.model}" (HTTP ${response.status}: ${message}); check CASEWORK_EMBEDDINGS_MODEL`,
+          );
         }
         if (response.status !== 429 && response.status < 500) {
           throw new EmbeddingConfigError(`the ${name} embeddings API rejected the request (HTTP ${response.status}: ${message})`);

@@ -143,9 +143,7 @@ export function createHybridSearch(options: HybridSearchOptions): MemorySearch &
     });
     const lexical = await lexicalHits(client, { ...query, limit: CANDIDATES_PER_LIST });
     const vector = await vectorOrFailure;
-    const semantic = vector
-      ? await semanticHits(client, { customerId: query.customerId, vector, model: embedder.id, now: query.now, limit: CANDIDATES_PER_LIST })
-      : [];
+    const semantic = vector ? await semanticHits(client, { customerId: query.customerId, vector, model: embedder.id, now: query.now, limit: CANDIDATES_PER_LIST }) : [];
     return fuseByRank(lexical, semantic, options.fusion)
       .slice(0, query.limit)
       .map(({ at: _at, ...hit }) => hit);
@@ -155,7 +153,11 @@ export function createHybridSearch(options: HybridSearchOptions): MemorySearch &
     /** The same search with the query's vector already on its way (embedded before the transaction opened). */
     withVector: (vector) => ({ search: (client, query) => run(client, query, vector) }),
     async search(client, query) {
-      return run(client, query, embedder.embed([query.text], 'query').then(([v]) => v));
+      return run(
+        client,
+        query,
+        embedder.embed([query.text], 'query').then(([v]) => v),
+      );
     },
   };
 }

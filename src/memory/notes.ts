@@ -25,10 +25,7 @@ export async function findNoteByKey(client: PoolClient, customerId: string, text
 }
 
 /** Current notes of `kind` whose text is at least `threshold` trigram-similar to `textKey`, most similar first. */
-export async function findSimilarNotes(
-  client: PoolClient,
-  input: { customerId: string; now: string; kind: NoteKind; textKey: string; threshold: number },
-): Promise<Note[]> {
+export async function findSimilarNotes(client: PoolClient, input: { customerId: string; now: string; kind: NoteKind; textKey: string; threshold: number }): Promise<Note[]> {
   const { rows } = await client.query(
     `SELECT ${COLUMNS} FROM memory_notes
       WHERE customer_id = $1 AND ${CURRENT} AND kind = $3 AND similarity(text_key, $4) >= $5
@@ -79,10 +76,7 @@ export async function refreshNote(
 }
 
 /** Marks every other current note on `subject` as superseded by `byNoteId`; returns their ids. */
-export async function supersedeSubject(
-  client: PoolClient,
-  input: { customerId: string; now: string; subject: ProfileField; byNoteId: number },
-): Promise<number[]> {
+export async function supersedeSubject(client: PoolClient, input: { customerId: string; now: string; subject: ProfileField; byNoteId: number }): Promise<number[]> {
   const { rows } = await client.query<{ note_id: string }>(
     `UPDATE memory_notes SET superseded_at = $2::timestamptz, superseded_by = $4
       WHERE customer_id = $1 AND superseded_at IS NULL AND subject = $3 AND note_id <> $4 RETURNING note_id`,
@@ -103,10 +97,7 @@ export async function listCurrentNotes(client: PoolClient, input: { customerId: 
 
 /** Every note stored for the customer, expired and superseded included, newest first. */
 export async function listAllNotes(client: PoolClient, customerId: string): Promise<Note[]> {
-  const { rows } = await client.query(
-    `SELECT ${COLUMNS} FROM memory_notes WHERE customer_id = $1 ORDER BY written_at DESC, note_id DESC`,
-    [customerId],
-  );
+  const { rows } = await client.query(`SELECT ${COLUMNS} FROM memory_notes WHERE customer_id = $1 ORDER BY written_at DESC, note_id DESC`, [customerId]);
   return parseRows(NoteRow, rows, 'memory note');
 }
 

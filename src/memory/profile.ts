@@ -6,10 +6,7 @@ import { ProfileRow, parseRows, type Profile } from './schemas';
 // so the profile can never disagree with the notes it was built from.
 
 /** Points profile `field` at `noteId` (the newest note on that subject). */
-export async function setProfileField(
-  client: PoolClient,
-  input: { customerId: string; field: ProfileField; noteId: number; now: string },
-): Promise<void> {
+export async function setProfileField(client: PoolClient, input: { customerId: string; field: ProfileField; noteId: number; now: string }): Promise<void> {
   await client.query(
     `INSERT INTO memory_profile (customer_id, field, note_id, updated_at) VALUES ($1, $2, $3, $4)
      ON CONFLICT (customer_id, field) DO UPDATE SET note_id = EXCLUDED.note_id, updated_at = EXCLUDED.updated_at`,

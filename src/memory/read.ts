@@ -23,10 +23,7 @@ export const RELEVANT_NOTES = 3;
  * With the customer's first message and a search, it also carries the few current notes most
  * relevant to what they just wrote (those already in the profile are not repeated).
  */
-export async function readStartMemory(
-  client: PoolClient,
-  input: { customerId: string; now: string; message?: string; search?: MemorySearch },
-): Promise<MemoryParts> {
+export async function readStartMemory(client: PoolClient, input: { customerId: string; now: string; message?: string; search?: MemorySearch }): Promise<MemoryParts> {
   const profile = await readProfile(client, input.customerId, input.now);
   const current = await listCurrentNotes(client, { customerId: input.customerId, now: input.now, limit: NOTES_SCANNED });
   const recentCases = await listRecentCases(client, input.customerId, RECENT_CASES);

@@ -21,7 +21,10 @@ export const RecordCaseInput = z.object({
   summary: z.string().max(20_000),
   resolution: z.string().max(20_000).default(''),
   closedOn: day,
-  commitments: z.array(z.object({ text: z.string().max(2_000), due: day.nullable().optional() })).max(20).default([]),
+  commitments: z
+    .array(z.object({ text: z.string().max(2_000), due: day.nullable().optional() }))
+    .max(20)
+    .default([]),
 });
 /** The post-run record of one investigation. */
 export type RecordCaseInput = z.input<typeof RecordCaseInput>;
@@ -44,11 +47,7 @@ function clip(text: string, max: number): string {
  * Case text is kept, with any sentence memory must never hold replaced by a marker; a
  * commitment holding such a thing is skipped. Idempotent on the workflow id.
  */
-export async function recordClosedCase(
-  client: PoolClient,
-  raw: RecordCaseInput,
-  options: { now: string; ttlMonths: number },
-): Promise<RecordCaseResult> {
+export async function recordClosedCase(client: PoolClient, raw: RecordCaseInput, options: { now: string; ttlMonths: number }): Promise<RecordCaseResult> {
   const input = RecordCaseInput.parse(raw);
   const problem = clip(redactSensitive(tidyFact(input.summary)), 2000) || 'Support case';
   const resolution = clip(redactSensitive(tidyFact(input.resolution)), 2000);

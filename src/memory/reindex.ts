@@ -44,7 +44,9 @@ export async function reindexMemory(options: {
   let after = '';
   for (;;) {
     const page = options.customerId
-      ? after ? [] : [options.customerId]
+      ? after
+        ? []
+        : [options.customerId]
       : (await options.admin.query<{ customer_id: string }>(CUSTOMERS_TO_EMBED_SQL, [embedder.id, after, CUSTOMERS_PER_PAGE])).rows.map((r) => r.customer_id);
     if (!page.length) break;
     for (const customerId of page) {

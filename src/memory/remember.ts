@@ -34,9 +34,7 @@ export function checkFact(fact: string): FactCheck {
 }
 
 /** What remember() did: stored a new note, merged it into an existing one, or refused it. */
-export type RememberResult =
-  | { status: 'saved' | 'merged'; note: Note; superseded: number[] }
-  | { status: 'refused'; reason: string };
+export type RememberResult = { status: 'saved' | 'merged'; note: Note; superseded: number[] } | { status: 'refused'; reason: string };
 
 /** What the judge said about the older notes a new note was compared with (none: nothing is replaced). */
 export type Verdicts = ReadonlyMap<number, SupersessionVerdict>;
@@ -67,12 +65,10 @@ export async function rememberFact(
     note = await refreshNote(client, { customerId: input.customerId, noteId: same.note_id, text, textKey, writtenAt, expiresAt });
   } else {
     const tokens = distinguishingTokens(text);
-    const similar = (
-      await findSimilarNotes(client, { customerId: input.customerId, now: input.now, kind: filed.kind, textKey, threshold: NEAR_DUPLICATE_SIMILARITY })
-    ).find((n) => n.subject === filed.subject && distinguishingTokens(n.text) === tokens);
-    note = similar
-      ? await refreshNote(client, { customerId: input.customerId, noteId: similar.note_id, text, textKey, writtenAt, expiresAt })
-      : undefined;
+    const similar = (await findSimilarNotes(client, { customerId: input.customerId, now: input.now, kind: filed.kind, textKey, threshold: NEAR_DUPLICATE_SIMILARITY })).find(
+      (n) => n.subject === filed.subject && distinguishingTokens(n.text) === tokens,
+    );
+    note = similar ? await refreshNote(client, { customerId: input.customerId, noteId: similar.note_id, text, textKey, writtenAt, expiresAt }) : undefined;
     if (!note) {
       status = 'saved';
       note = await insertNote(client, {

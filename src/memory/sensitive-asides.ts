@@ -9,19 +9,20 @@
 export type AsideKind = 'health' | 'religion' | 'sexuality' | 'ethnicity' | 'politics' | 'trade_union' | 'criminal' | 'personal_matter';
 
 // A church, mosque or temple that is part of an address is a place, not a belief.
-const PLACE_SUFFIX = '(?!\\s+(?:road|rd|street|st|lane|ln|avenue|ave|close|court|crescent|drive|way|place|square|gardens|grove|hill|row|terrace|walk|mews|park|green|rise|view|hall|house|farm|end|yard|cottages?|meadow|fields?|wharf|quay|car park)\\b)';
+const PLACE_SUFFIX =
+  '(?!\\s+(?:road|rd|street|st|lane|ln|avenue|ave|close|court|crescent|drive|way|place|square|gardens|grove|hill|row|terrace|walk|mews|park|green|rise|view|hall|house|farm|end|yard|cottages?|meadow|fields?|wharf|quay|car park)\\b)';
 
 const ASIDES: { kind: AsideKind; pattern: RegExp }[] = [
   {
     kind: 'health',
     pattern: new RegExp(
       [
-        '(?:long )?covid|down[\'’]?s? syndrome|cerebral palsy|multiple sclerosis|motor neurone|chronic fatigue|fibromyalgia|crohn[\'’]?s|coeliac|celiac|sickle cell|cystic fibrosis|lupus|migraines?|diabet\\w*|insulin|pregnan\\w*|miscarr\\w*|ivf|fertility treatment|cancer|tumou?r|chemo\\w*|radiotherapy|dialysis|hiv|aids|std|sti',
+        "(?:long )?covid|down['’]?s? syndrome|cerebral palsy|multiple sclerosis|motor neurone|chronic fatigue|fibromyalgia|crohn['’]?s|coeliac|celiac|sickle cell|cystic fibrosis|lupus|migraines?|diabet\\w*|insulin|pregnan\\w*|miscarr\\w*|ivf|fertility treatment|cancer|tumou?r|chemo\\w*|radiotherapy|dialysis|hiv|aids|std|sti",
         'dementia|alzheimer\\w*|parkinson\\w*|epilep\\w*|seizures?|(?:had|has|suffered|recovering from|after) a stroke|heart (?:attack|condition|disease|surgery)|asthma|inhaler|copd|arthritis',
         'autis\\w*|adhd|dyslexi\\w*|learning (?:disabilit\\w*|difficult\\w*)|depress(?:ed|ion)|anxiety|panic attacks?|mental health|bipolar|schizophreni\\w*|ptsd|ocd|eating disorder|anorexi\\w*|bulimi\\w*|self[- ]harm|suicid\\w*',
         'disabilit\\w*|disabled(?!\\s+(?:parking|bay|access|toilet|entrance|ramp|space))|wheelchair|mobility scooter|crutches|walking frame|zimmer|(?:is|registered|went|going) blind|partially sighted|visually impaired|deaf|hard of hearing|hearing aids?|carers?|care home|nursing home',
-        'medications?|medicines?|prescriptions?|diagnos\\w*|therap(?:y|ies|ist)|physio\\w*|counsell?ing|rehab|addiction|alcoholi\\w*|overdose|illness|(?:is|was|been|fell|feeling|seriously|terminally|very) (?:ill|unwell|sick(?! of| and tired))|off sick|sick(?:ness| leave| note)|chronic (?:pain|illness|condition|fatigue)|disease|allerg(?:y|ies|ic)|injur(?:y|ies|ed)|broken (?:leg|arm|wrist|hip|ankle|foot|back)|surgery(?<!(?:gp|doctor[\'’]?s|dental|vet[\'’]?s|dentist[\'’]?s) surgery)|(?:had|has|having|after|recovering from|booked in for|waiting for|needs) (?:an? |her |his |my )?(?:\\w+ )?(?:operation|surgery)|(?:knee|hip|joint) replacement',
-        '(?:in|into|out of|admitted to|discharged from|released from|stay in|staying in) (?:the )?hospital(?!\\s+(?:car park|reception|entrance|shop|canteen|grounds))|hospitali[sz]\\w*|hospital (?:appointments?|stay|visits?|treatment)|(?:doctor|gp|consultant|specialist|hospital)[\'’]?s? appointments?|(?:see|seeing|saw|visit|visiting) (?:a|the|my|her|his) (?:doctor|gp|consultant|specialist)|(?:doctor|gp) (?:said|says|told)',
+        "medications?|medicines?|prescriptions?|diagnos\\w*|therap(?:y|ies|ist)|physio\\w*|counsell?ing|rehab|addiction|alcoholi\\w*|overdose|illness|(?:is|was|been|fell|feeling|seriously|terminally|very) (?:ill|unwell|sick(?! of| and tired))|off sick|sick(?:ness| leave| note)|chronic (?:pain|illness|condition|fatigue)|disease|allerg(?:y|ies|ic)|injur(?:y|ies|ed)|broken (?:leg|arm|wrist|hip|ankle|foot|back)|surgery(?<!(?:gp|doctor['’]?s|dental|vet['’]?s|dentist['’]?s) surgery)|(?:had|has|having|after|recovering from|booked in for|waiting for|needs) (?:an? |her |his |my )?(?:\\w+ )?(?:operation|surgery)|(?:knee|hip|joint) replacement",
+        "(?:in|into|out of|admitted to|discharged from|released from|stay in|staying in) (?:the )?hospital(?!\\s+(?:car park|reception|entrance|shop|canteen|grounds))|hospitali[sz]\\w*|hospital (?:appointments?|stay|visits?|treatment)|(?:doctor|gp|consultant|specialist|hospital)['’]?s? appointments?|(?:see|seeing|saw|visit|visiting) (?:a|the|my|her|his) (?:doctor|gp|consultant|specialist)|(?:doctor|gp) (?:said|says|told)",
       ].join('|'),
     ),
   },
@@ -29,18 +30,21 @@ const ASIDES: { kind: AsideKind; pattern: RegExp }[] = [
     kind: 'religion',
     pattern: new RegExp(
       [
-        'religio\\w*|muslims?|islam\\w*|christians?|catholics?|protestants?|anglicans?|evangelical|jewish|jews?|judaism|hindus?|hinduism|sikhs?|sikhism|buddhists?|buddhism|atheists?|agnostic|mormons?|jehovah[\'’]?s witness(?:es)?|quakers?|pagan',
-        'ramadan|eid|diwali|passover|yom kippur|rosh hashanah|shabbat|sabbath|kosher|halal|pray(?:s|ed|ing|ers?)?|(?:my|her|his|their) faith|(?:goes|go|going|went|attends?|attending|at|from|to|after|before) (?:the )?(?:church|mosque|synagogue|temple|gurdwara|mandir|chapel|mass)' + PLACE_SUFFIX,
+        "religio\\w*|muslims?|islam\\w*|christians?|catholics?|protestants?|anglicans?|evangelical|jewish|jews?|judaism|hindus?|hinduism|sikhs?|sikhism|buddhists?|buddhism|atheists?|agnostic|mormons?|jehovah['’]?s witness(?:es)?|quakers?|pagan",
+        'ramadan|eid|diwali|passover|yom kippur|rosh hashanah|shabbat|sabbath|kosher|halal|pray(?:s|ed|ing|ers?)?|(?:my|her|his|their) faith|(?:goes|go|going|went|attends?|attending|at|from|to|after|before) (?:the )?(?:church|mosque|synagogue|temple|gurdwara|mandir|chapel|mass)' +
+          PLACE_SUFFIX,
       ].join('|'),
     ),
   },
   {
     kind: 'sexuality',
-    pattern: /gay|lesbian|bisexual|queer|homosexual|heterosexual|transgender|trans (?:woman|man|person)|non-binary|sexual orientation|sexuality|sex life|came out|coming out|gender (?:identity|reassignment|transition)/,
+    pattern:
+      /gay|lesbian|bisexual|queer|homosexual|heterosexual|transgender|trans (?:woman|man|person)|non-binary|sexual orientation|sexuality|sex life|came out|coming out|gender (?:identity|reassignment|transition)/,
   },
   {
     kind: 'ethnicity',
-    pattern: /ethnic\w*|racial\w*|racis[mt]\w*|(?:my|her|his|their) race|skin colou?r|of \w+ (?:descent|heritage|origin)|immigration status|asylum|refugee|undocumented|deport\w*|visa status/,
+    pattern:
+      /ethnic\w*|racial\w*|racis[mt]\w*|(?:my|her|his|their) race|skin colou?r|of \w+ (?:descent|heritage|origin)|immigration status|asylum|refugee|undocumented|deport\w*|visa status/,
   },
   {
     kind: 'politics',
@@ -53,7 +57,8 @@ const ASIDES: { kind: AsideKind; pattern: RegExp }[] = [
   },
   {
     kind: 'criminal',
-    pattern: /criminal (?:record|conviction|charges?|past)|convicted|conviction|arrested|on probation|parole|prison|jail|in custody|offender|charged with (?:an? )?(?:offence|crime|assault|theft|fraud)|restraining order|court order against/,
+    pattern:
+      /criminal (?:record|conviction|charges?|past)|convicted|conviction|arrested|on probation|parole|prison|jail|in custody|offender|charged with (?:an? )?(?:offence|crime|assault|theft|fraud)|restraining order|court order against/,
   },
   {
     kind: 'personal_matter',

@@ -9,7 +9,8 @@ const PASSWORD_WORD = /\b(?:pass ?words?|passwd|pwd|pw|pass ?codes?|pass ?phrase
 const ABBREVIATION = /^(?:pw|pwd|passwd)$/i;
 const LOGIN_WORD = /\b(?:log ?ins?|sign[- ]?in|user ?name|user|account|credentials|creds)\b(?:\s+(?:is|are|details|with|as|for \w+))*\s*[:=]?\s*/gi;
 const PASSPHRASE_WORD = /\bpass ?phrases?\b/gi;
-const LITTLE_WORD = /^(?:the|a|an|not|no|too|very|same|different|being|been|in|on|at|for|with|by|from|of|to|and|or|but|if|when|because|so|it|this|that|she|he|they|we|you|i|her|his|their|my|our|your|is|was|still|now)$/i;
+const LITTLE_WORD =
+  /^(?:the|a|an|not|no|too|very|same|different|being|been|in|on|at|for|with|by|from|of|to|and|or|but|if|when|because|so|it|this|that|she|he|they|we|you|i|her|his|their|my|our|your|is|was|still|now)$/i;
 const SECRET_ANSWER_WORD =
   /\b(?:security (?:questions?|answers?)|secret (?:questions?|answers?)|memorable (?:word|answer|information|date|name|place)|maiden name|password hint|answer to (?:her|his|my|the) security question)\b/gi;
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/;
@@ -31,13 +32,23 @@ export function containsPassword(text: string): boolean {
   }
   // "Passphrase is correct horse battery staple": three or more words with no little word among them.
   for (const after of afterKeyword(text, PASSPHRASE_WORD)) {
-    const words = after.rest.split(/[.;!?,](?:\s|$)/)[0].split(/\s+/).filter(Boolean).slice(0, 4);
+    const words = after.rest
+      .split(/[.;!?,](?:\s|$)/)[0]
+      .split(/\s+/)
+      .filter(Boolean)
+      .slice(0, 4);
     if (after.announced && words.length >= 3 && !words.some((w) => LITTLE_WORD.test(w))) return true;
   }
   // "the password is the same as her email one, Jasmine!9": a chosen secret later in the clause.
   for (const match of text.matchAll(PASSWORD_WORD)) {
     const clause = text.slice((match.index ?? 0) + match[0].length).split(/[.;!?](?:\s|$)/)[0];
-    if (clause.split(/\s+/).slice(0, 14).some((word) => isChosenSecret(word.replace(/[.,;:!?)"'”’]+$/, '')))) return true;
+    if (
+      clause
+        .split(/\s+/)
+        .slice(0, 14)
+        .some((word) => isChosenSecret(word.replace(/[.,;:!?)"'”’]+$/, '')))
+    )
+      return true;
   }
   // Answers that unlock an account as surely as a password: "mother's maiden name is Smith".
   for (const after of afterKeyword(text, SECRET_ANSWER_WORD)) {
@@ -73,14 +84,20 @@ export function containsAccessCode(text: string): boolean {
 const ONE_TIME_WORD =
   /\b(?:one[- ]?time (?:pass)?(?:codes?|pins?|passwords?|passcodes?)|otps?|2fa(?: codes?)?|two[- ]factor(?: codes?)?|mfa(?: codes?)?|verification codes?|authenti(?:cation|cator) codes?|log ?in codes?|sign[- ]in codes?|sms codes?|text codes?|confirmation codes?|security codes? (?:sent|texted))\b/gi;
 // A bare "code" followed closely by digits, when nothing says it is a postcode, a discount or an order.
-const NOT_A_SECRET_CODE = /(?:post|zip|postal|area|dialling|dialing|country|promo|discount|voucher|coupon|gift|referral|bar|qr|tax|product|dress|colour|color|source|error|status|tracking)\s*$/i;
+const NOT_A_SECRET_CODE =
+  /(?:post|zip|postal|area|dialling|dialing|country|promo|discount|voucher|coupon|gift|referral|bar|qr|tax|product|dress|colour|color|source|error|status|tracking)\s*$/i;
 const MONTH = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$/i;
 const NUMBERED_THING = /\b(?:order|orders|no\.?|number|ref|reference|tracking|flat|block|unit|room|suite|house|apartment|invoice|ticket|case|item|sku|#)\s*$/i;
 
 // A code of 4 to 8 digits among the first few words of `window`, possibly spread over groups
 // ("55 12 90"), and not an order number, a date's year or a time.
 function codeAmong(window: string, words: number): boolean {
-  const list = window.split(/[.;!?](?:\s|$)/)[0].split(/\s+/).filter(Boolean).slice(0, words).map((w) => w.replace(/[,:]$/, ''));
+  const list = window
+    .split(/[.;!?](?:\s|$)/)[0]
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, words)
+    .map((w) => w.replace(/[,:]$/, ''));
   for (let i = 0; i < list.length; i++) {
     let digits = '';
     let j = i;

@@ -15,7 +15,9 @@ const RELATION =
 
 // Capitalised words that start a pair but are not a person's first name.
 const NOT_A_FIRST_NAME = new Set(
-  'The A An My Her His Their Our Your If When Please Leave Deliver Deliveries Delivery Call Text Email Order Block Flat Royal Post Amazon St Saint North South East West New Old Upper Lower Great Little Main High Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April June July August September October November December Mr Mrs Ms Miss Mx Dr Prof Customer Courier Support Evri Hermes Yodel Parcelforce Parcel Mail Lidl Tesco Sainsbury Marks Temple Church'.split(' '),
+  'The A An My Her His Their Our Your If When Please Leave Deliver Deliveries Delivery Call Text Email Order Block Flat Royal Post Amazon St Saint North South East West New Old Upper Lower Great Little Main High Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April June July August September October November December Mr Mrs Ms Miss Mx Dr Prof Customer Courier Support Evri Hermes Yodel Parcelforce Parcel Mail Lidl Tesco Sainsbury Marks Temple Church'.split(
+    ' ',
+  ),
 );
 const NOT_A_SURNAME =
   /^(?:Road|Rd|Street|St|Lane|Ln|Avenue|Ave|Close|Court|Crescent|Drive|Way|Place|Square|Gardens|Grove|Hill|Row|Terrace|Walk|Mews|Park|Green|Rise|View|Hall|House|Tower|Building|Centre|Center|Estate|Market|Shop|Store|Station|Hospital|School|Library|Office|Mail|Locker|Hub|Depot|Pharmacy|Surgery|Church|Bank|Express|Prime|Kingdom|Street's)$/;
@@ -38,7 +40,8 @@ const PHONE = /(?:\+44\s?7\d{3}|\b07\d{3})\s?\d{3}\s?\d{3}\b|\+\d{1,3}[\s-]?\d(?
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/;
 const BIRTH = /\b(?:born (?:on|in)|date of birth|d\.o\.b|dob|birthday)\b/i;
 const THEIR_THING = /\b(?:her|his|their)\s+(?:own\s+)?(?:orders?|account|card|address|phone|mobile|email|e-mail|number|surname|full name|date of birth|birthday|salary|details)\b/i;
-const POSSESSED = /^(?:\s+[A-Z][a-z'’-]+)?['’]s\s+(?:(?:new|old|own|home|work|mobile|phone|current)\s+)?(?:orders?|account|card|address|number|phone|mobile|email|e-mail|surname|full name|date of birth|birthday|details|password|bank|salary|age)\b/;
+const POSSESSED =
+  /^(?:\s+[A-Z][a-z'’-]+)?['’]s\s+(?:(?:new|old|own|home|work|mobile|phone|current)\s+)?(?:orders?|account|card|address|number|phone|mobile|email|e-mail|surname|full name|date of birth|birthday|details|password|bank|salary|age)\b/;
 const LIVES = /^(?:\s+[A-Z][a-z'’-]+){0,2},?\s+(?:lives|living|lived|moved|moving|has moved|is moving|stays|staying)\b/;
 const FIRST_PERSON = /\b(?:me|i|my|mine|myself)\b/i;
 

@@ -32,8 +32,7 @@ export function describesRatherThanGives(token: string): boolean {
 const PHRASE =
   /^(?:\s+(?:for|to|on|of|at|into|from)\s+(?:(?:the|my|her|his|their|our|your|an?)\s+)?[\w'’-]+(?:\s+(?!(?:is|was|are|were|now|to|as|has|had|will|should|must|can)\b)[a-z][\w'’-]*)?){0,2}/i;
 // "is", "was now", ":", "= ", "changed to": what announces a value.
-const CONNECTORS =
-  /^(?:\s*(?:[:=]|[-–](?=\s)|\b(?:is|was|are|were|now|still|currently|just|has been|had been|been|changed|reset|updated|set|to|as|became|becomes)\b|['’]s\b))*/i;
+const CONNECTORS = /^(?:\s*(?:[:=]|[-–](?=\s)|\b(?:is|was|are|were|now|still|currently|just|has been|had been|been|changed|reset|updated|set|to|as|became|becomes)\b|['’]s\b))*/i;
 const ASSERTING = /[:=]|\b(?:is|was|are|were|to|as|became|becomes)\b|['’]s\b/i;
 
 /** What follows a keyword: whether a value was announced ("is", ":") and the text from the value on. */

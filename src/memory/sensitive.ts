@@ -15,21 +15,11 @@ export { containsCardNumber, luhnValid } from './sensitive-payment';
 
 /** Why a text may not be stored: a category and the short reason the model reads. */
 export interface SensitiveFinding {
-  category:
-    | 'card_number'
-    | 'card_security_code'
-    | 'bank_account'
-    | 'password'
-    | 'one_time_code'
-    | 'access_code'
-    | 'government_id'
-    | 'sensitive_aside'
-    | 'third_party';
+  category: 'card_number' | 'card_security_code' | 'bank_account' | 'password' | 'one_time_code' | 'access_code' | 'government_id' | 'sensitive_aside' | 'third_party';
   reason: string;
 }
 
-const ASIDE =
-  ' Never store it; save only what helps with orders and deliveries, without the personal detail.';
+const ASIDE = ' Never store it; save only what helps with orders and deliveries, without the personal detail.';
 
 const ASIDE_REASONS: Record<AsideKind, string> = {
   health: 'it mentions health or medical details.' + ASIDE,

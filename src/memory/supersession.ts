@@ -55,10 +55,7 @@ export async function findSupersessionCandidates(
 }
 
 /** Marks the listed notes, if still current, as superseded by `byNoteId`; returns the ids marked. */
-export async function supersedeNotes(
-  client: PoolClient,
-  input: { customerId: string; now: string; noteIds: number[]; byNoteId: number },
-): Promise<number[]> {
+export async function supersedeNotes(client: PoolClient, input: { customerId: string; now: string; noteIds: number[]; byNoteId: number }): Promise<number[]> {
   if (!input.noteIds.length) return [];
   const { rows } = await client.query<{ note_id: string }>(
     `UPDATE memory_notes SET superseded_at = $2::timestamptz, superseded_by = $4

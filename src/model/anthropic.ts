@@ -1,9 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlock, Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type {
-  BetaMessage,
-  MessageCreateParamsNonStreaming as BetaMessageCreateParamsNonStreaming,
-} from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import type { BetaMessage, MessageCreateParamsNonStreaming as BetaMessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { ModelReply, ModelRequest } from '../schemas/model';
 import { MissingApiKeyError } from './errors';
 import type { Model } from './port';
@@ -62,9 +59,7 @@ function toParams(request: ModelRequest, options: AnthropicModelOptions): Messag
     // The API rejects an empty tools array alongside some features; absent means the same thing.
     ...(request.tools.length > 0 ? { tools: request.tools } : {}),
     // Native structured output (output_config.format, GA in this SDK): the reply's text block is the JSON object.
-    ...(request.output_schema
-      ? { output_config: { ...extra.output_config, format: { type: 'json_schema', schema: request.output_schema } } }
-      : {}),
+    ...(request.output_schema ? { output_config: { ...extra.output_config, format: { type: 'json_schema', schema: request.output_schema } } } : {}),
   };
 }
 

@@ -1,10 +1,4 @@
-import {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-  RateLimitError,
-} from '@anthropic-ai/sdk';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, RateLimitError } from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { ConfigError } from '../config';
 import type { Model } from './port';
@@ -56,10 +50,7 @@ function apiFailure(error: APIError): Error {
   }
   const status = error.status ?? 0;
   if (status >= 500 || TRANSIENT_STATUSES.has(status)) {
-    const type =
-      error instanceof RateLimitError ? MODEL_FAILURE.rateLimited
-      : status === 529 ? MODEL_FAILURE.overloaded
-      : MODEL_FAILURE.unavailable;
+    const type = error instanceof RateLimitError ? MODEL_FAILURE.rateLimited : status === 529 ? MODEL_FAILURE.overloaded : MODEL_FAILURE.unavailable;
     const nextRetryDelay = retryAfterMs(error.headers);
     return ApplicationFailure.create({ message, type, details, cause: error, ...(nextRetryDelay ? { nextRetryDelay } : {}) });
   }

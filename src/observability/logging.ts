@@ -45,7 +45,7 @@ function jsonSafe(value: unknown, depth = 0): unknown {
 }
 
 function sizeOf(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   return `[redacted: ${text.length} chars]`;
 }
 

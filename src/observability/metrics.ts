@@ -102,7 +102,7 @@ export class CaseworkMetrics {
 
   readonly eventsRefused = new Counter({
     name: METRIC.eventsRefused,
-    help: 'Ticket events refused at the gate before reaching Temporal, by reason: ticket_owner (another customer\'s ticket) or event_reused (an event id sent again with another body).',
+    help: "Ticket events refused at the gate before reaching Temporal, by reason: ticket_owner (another customer's ticket) or event_reused (an event id sent again with another body).",
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

@@ -9,9 +9,7 @@ import { z } from 'zod';
 export const CaseNotes = z.object({
   order_ids: z.array(z.string()).describe('Every order number mentioned, exactly as written, e.g. "4471".'),
   customer_problem: z.string().describe('The problem in one or two sentences, with exact dates and amounts.'),
-  facts_established: z
-    .array(z.string())
-    .describe('Each fact with its source in brackets, e.g. "scanned at Hub 4 on 9 Oct (get_tracking_events)".'),
+  facts_established: z.array(z.string()).describe('Each fact with its source in brackets, e.g. "scanned at Hub 4 on 9 Oct (get_tracking_events)".'),
   already_offered: z.array(z.string()).describe('What the customer has been told or offered, e.g. "offered a replacement".'),
   customer_wants: z.string().describe('What the customer asked for, in their terms; empty when unknown.'),
   open_questions: z.array(z.string()).describe('Questions still unanswered.'),

@@ -1,10 +1,4 @@
-import type {
-  ContentBlock,
-  MessageParam,
-  StopReason,
-  TextBlockParam,
-  Tool,
-} from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlock, MessageParam, StopReason, TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages';
 
 /** Token usage of one model call, in the Messages API's own snake_case fields. */
 export interface TokenUsage {

@@ -10,10 +10,4 @@ export const SA = {
 } as const;
 
 /** The same attributes as `Name=Type` pairs for `temporal server start-dev --search-attribute`. */
-export const SEARCH_ATTRIBUTE_FLAGS: string[] = [
-  'CaseworkCustomerId=Keyword',
-  'CaseworkTicketId=Keyword',
-  'CaseworkStatus=Keyword',
-  'CaseworkStep=Int',
-  'CaseworkInputTokens=Int',
-];
+export const SEARCH_ATTRIBUTE_FLAGS: string[] = ['CaseworkCustomerId=Keyword', 'CaseworkTicketId=Keyword', 'CaseworkStatus=Keyword', 'CaseworkStep=Int', 'CaseworkInputTokens=Int'];

@@ -121,9 +121,7 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
   return (req, res) => {
     const origin = req.headers.origin;
     const cors: Record<string, string> =
-      origin !== undefined && origins.has(origin)
-        ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' }
-        : { vary: 'Origin' };
+      origin !== undefined && origins.has(origin) ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' } : { vary: 'Origin' };
     handle(req, res, cors).catch((error: unknown) => {
       if (error instanceof HttpError) return sendJson(res, error.status, { error: error.message }, { ...cors, ...error.headers });
       // A payload this server cannot decode (unknown key id, tampered data) is the caller's to see; anything else is ours.
@@ -136,7 +134,10 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
 
 /** The origins the codec server admits: CASEWORK_CODEC_CORS_ORIGINS, else the origin of TEMPORAL_UI_URL. */
 export function allowedOriginsFor(config: Pick<Config, 'CASEWORK_CODEC_CORS_ORIGINS' | 'TEMPORAL_UI_URL'>): string[] {
-  if (config.CASEWORK_CODEC_CORS_ORIGINS) return config.CASEWORK_CODEC_CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
+  if (config.CASEWORK_CODEC_CORS_ORIGINS)
+    return config.CASEWORK_CODEC_CORS_ORIGINS.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
   return [new URL(config.TEMPORAL_UI_URL).origin];
 }
 

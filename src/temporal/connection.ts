@@ -52,11 +52,7 @@ async function attempt<T>(connect: () => Promise<T>, timeoutMs: number): Promise
  * missed deadline on a busy machine), turning the last failure into a TemporalUnavailableError
  * naming the address.
  */
-export async function withConnectTimeout<T>(
-  address: string,
-  connect: () => Promise<T>,
-  options: { timeoutMs?: number; attempts?: number } = {},
-): Promise<T> {
+export async function withConnectTimeout<T>(address: string, connect: () => Promise<T>, options: { timeoutMs?: number; attempts?: number } = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? CONNECT_TIMEOUT_MS;
   const attempts = Math.max(1, options.attempts ?? 1);
   let last: unknown;

@@ -42,8 +42,6 @@ export function dataConverterFor(config: Config, pool: Pool | undefined, options
   return {
     failureConverterPath: FAILURE_CONVERTER_PATH,
     payloadCodecs: [codec],
-    ...(driver
-      ? { externalStorage: new ExternalStorage({ drivers: [driver], payloadSizeThreshold: config.CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES }) }
-      : {}),
+    ...(driver ? { externalStorage: new ExternalStorage({ drivers: [driver], payloadSizeThreshold: config.CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES }) } : {}),
   };
 }

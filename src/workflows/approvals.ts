@@ -5,11 +5,7 @@ import type { RefundDecision, RefundRequest } from '../schemas/investigation';
  * pending, still undecided, and the approver must be on the list with a limit covering the
  * amount. Shared by the update validator (which rejects before history) and the signal handler.
  */
-export function decisionProblem(
-  pending: RefundRequest | null,
-  decided: readonly RefundDecision[],
-  decision: RefundDecision,
-): string | null {
+export function decisionProblem(pending: RefundRequest | null, decided: readonly RefundDecision[], decision: RefundDecision): string | null {
   if (!decision || typeof decision.requestId !== 'string' || !decision.requestId) return 'requestId is required';
   if (decision.decision !== 'approved' && decision.decision !== 'denied') return 'decision must be "approved" or "denied"';
   if (typeof decision.approver !== 'string' || !decision.approver.trim()) return 'approver is required';

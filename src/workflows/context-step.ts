@@ -22,14 +22,16 @@ export function liveTail(s: CarriedState) {
 function clearIfDue(s: CarriedState, settings: InvestigationSettings): string | undefined {
   // With thinking on, the API's own context editing clears (it keeps thinking blocks valid).
   if (settings.thinking) return undefined;
-  const trigger = s.shrinkContext ? 'context_window' : clearingTrigger({
-    step: s.step,
-    lastBatchStep: s.lastBatchStep,
-    clearEvery: settings.clearEvery,
-    lastModelCallAt: s.lastModelCallAt,
-    now: Date.now(),
-    cacheTtlMs: settings.cacheTtlMs,
-  });
+  const trigger = s.shrinkContext
+    ? 'context_window'
+    : clearingTrigger({
+        step: s.step,
+        lastBatchStep: s.lastBatchStep,
+        clearEvery: settings.clearEvery,
+        lastModelCallAt: s.lastModelCallAt,
+        now: Date.now(),
+        cacheTtlMs: settings.cacheTtlMs,
+      });
   if (!trigger) return undefined;
   s.clearedIds = idsToClear(liveTail(s), settings.keepRecent);
   s.notesShown = s.agentNotes;

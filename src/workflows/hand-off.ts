@@ -12,7 +12,7 @@ import { openHandOff, publish, type Run } from './state';
 
 /** What the customer is told when a person takes the case over. */
 export const HOLDING_REPLY =
-  "Thank you for your patience. I could not finish looking into this myself, so I have passed your case to a colleague, who will pick it up and reply to you here.";
+  'Thank you for your patience. I could not finish looking into this myself, so I have passed your case to a colleague, who will pick it up and reply to you here.';
 
 /** Hands the case to a person: records why, tells the customer, and waits for a person. */
 export function handOff(run: Run, reason: string): void {

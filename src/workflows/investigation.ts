@@ -16,8 +16,7 @@ import { publish, startingState, statusOf, type Run } from './state';
 import { runTool } from './tool-dispatch';
 
 /** What the customer is told when the step cap ends a turn. */
-const STEP_CAP_REPLY =
-  'I have not been able to finish looking into this within my step limit, so I have passed your case to a colleague, who will reply to you here.';
+const STEP_CAP_REPLY = 'I have not been able to finish looking into this within my step limit, so I have passed your case to a colleague, who will reply to you here.';
 
 /** Empty replies in a row a turn tolerates before a person takes over. */
 const MAX_EMPTY_REPLIES = 2;
@@ -94,9 +93,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
         purpose: 'investigate',
         ...built,
         max_tokens: settings.maxTokens,
-        extra: settings.thinking
-          ? { thinking: { type: 'enabled', budget_tokens: 1024 }, context_management: contextManagementEdits(settings.keepRecent) }
-          : undefined,
+        extra: settings.thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, context_management: contextManagementEdits(settings.keepRecent) } : undefined,
       });
       s.lastModelCallAt = Date.now();
       s.model = reply.model;

@@ -39,11 +39,7 @@ export interface DecisionNote {
 /** Why a decision is refused, as a typed failure the client maps to its error kind. */
 function refusal(problem: string): ApplicationFailure {
   // "Not yet": no request is pending, and this one is not decided: it may be about to be filed.
-  const type = /no refund is waiting for approval/.test(problem)
-    ? 'DecisionNotYet'
-    : /already been decided/.test(problem)
-      ? 'DecisionConflict'
-      : 'DecisionRefused';
+  const type = /no refund is waiting for approval/.test(problem) ? 'DecisionNotYet' : /already been decided/.test(problem) ? 'DecisionConflict' : 'DecisionRefused';
   return ApplicationFailure.create({ type, message: problem, nonRetryable: true });
 }
 
@@ -180,7 +176,13 @@ export async function settleDecision(run: Run, decision: RefundDecision): Promis
     const paid = JSON.parse(outcome.content) as { refund_id: string; amount_cents: number; order_id: string };
     refund = { refund_id: paid.refund_id, amount_cents: paid.amount_cents, status: 'issued' };
     if (!s.refunds.some((r) => r.refund_id === paid.refund_id)) {
-      s.refunds.push({ request_id: request.request_id, refund_id: paid.refund_id, order_id: paid.order_id, amount_cents: paid.amount_cents, approval_id: recorded.approvalId ?? '' });
+      s.refunds.push({
+        request_id: request.request_id,
+        refund_id: paid.refund_id,
+        order_id: paid.order_id,
+        amount_cents: paid.amount_cents,
+        approval_id: recorded.approvalId ?? '',
+      });
     }
   }
   s.pending = null;

@@ -140,7 +140,9 @@ export function requestProblem(request: ModelRequest): string | null {
     const next = messages[i + 1];
     if (asked.length) {
       if (!next) return `messages.${i}: tool_use ids were found without tool_result blocks immediately after: ${asked.join(', ')}`;
-      const answered = blocksOf(next).slice(0, asked.length).map((b) => (b.type === 'tool_result' ? b.tool_use_id : null));
+      const answered = blocksOf(next)
+        .slice(0, asked.length)
+        .map((b) => (b.type === 'tool_result' ? b.tool_use_id : null));
       const missing = asked.filter((id) => !answered.includes(id));
       if (missing.length) {
         return `messages.${i + 1}: tool_use ids were found without tool_result blocks immediately after: ${missing.join(', ')}. Each tool_use block must have a corresponding tool_result block in the next message, before any other content`;
@@ -156,9 +158,7 @@ export function requestProblem(request: ModelRequest): string | null {
     }
   }
   const breakpoints =
-    request.system.filter(hasCacheControl).length +
-    request.tools.filter(hasCacheControl).length +
-    messages.reduce((n, m) => n + blocksOf(m).filter(hasCacheControl).length, 0);
+    request.system.filter(hasCacheControl).length + request.tools.filter(hasCacheControl).length + messages.reduce((n, m) => n + blocksOf(m).filter(hasCacheControl).length, 0);
   if (breakpoints > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}`;
   return null;
 }
@@ -172,7 +172,11 @@ function currentWorkflowId(): string {
     workflowId = undefined;
   }
   if (workflowId) return workflowId;
-  throw ApplicationFailure.create({ type: 'ScriptedModelMisuse', nonRetryable: true, message: 'the scripted model was called outside an activity, so it cannot tell which workflow is asking' });
+  throw ApplicationFailure.create({
+    type: 'ScriptedModelMisuse',
+    nonRetryable: true,
+    message: 'the scripted model was called outside an activity, so it cannot tell which workflow is asking',
+  });
 }
 
 /** A scripted model for one test file's worker; scripts are registered per workflow id. */
@@ -214,7 +218,14 @@ export function scriptedModel(): ScriptedModel {
       if (problem) fail(workflowId, invalidRequest(workflowId, call, problem));
       const script = scripts.get(workflowId);
       if (!script) {
-        return fail(workflowId, ApplicationFailure.create({ type: 'ScriptMissing', nonRetryable: true, message: `scripted model: no script for ${workflowId} (call ${call}, purpose ${request.purpose})` }));
+        return fail(
+          workflowId,
+          ApplicationFailure.create({
+            type: 'ScriptMissing',
+            nonRetryable: true,
+            message: `scripted model: no script for ${workflowId} (call ${call}, purpose ${request.purpose})`,
+          }),
+        );
       }
       const byPurpose = script.purposes?.[request.purpose];
       let step: ScriptStep | undefined;
@@ -222,14 +233,17 @@ export function scriptedModel(): ScriptedModel {
       else if (request.purpose === 'investigate') step = script.replies.shift();
       if (!step) {
         const investigateCalls = sent.get(workflowId)!.filter((r) => r.purpose === 'investigate').length;
-        return fail(workflowId, ApplicationFailure.create({
-          type: 'ScriptExhausted',
-          nonRetryable: true,
-          message:
-            request.purpose === 'investigate'
-              ? `scripted model: the script for ${workflowId} ran out at investigate step ${investigateCalls} (call ${call})`
-              : `scripted model: the script for ${workflowId} has no answer for a ${request.purpose} request (call ${call})`,
-        }));
+        return fail(
+          workflowId,
+          ApplicationFailure.create({
+            type: 'ScriptExhausted',
+            nonRetryable: true,
+            message:
+              request.purpose === 'investigate'
+                ? `scripted model: the script for ${workflowId} ran out at investigate step ${investigateCalls} (call ${call})`
+                : `scripted model: the script for ${workflowId} has no answer for a ${request.purpose} request (call ${call})`,
+          }),
+        );
       }
       const scripted = typeof step === 'function' ? step(structuredClone(request)) : step;
       const done: ModelReply = {

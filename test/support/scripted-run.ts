@@ -32,12 +32,15 @@ export async function settle(tw: TestWorker, model: ScriptedModel, workflowId: s
 /** Delivers an event and waits for the investigation's answer to it (for ticket.closed: its result). */
 export async function deliver(tw: TestWorker, model: ScriptedModel, event: TicketEvent, settings: InvestigationSettings = settingsWith()): Promise<InvestigationStatus> {
   const workflowId = investigationId(event.ticketId);
-  const before = await readStatus(tw.client, workflowId).then((s) => s.step, () => 0);
+  const before = await readStatus(tw.client, workflowId).then(
+    (s) => s.step,
+    () => 0,
+  );
   await deliverEvent(tw.client, tw.pool, event, { taskQueue: tw.taskQueue, settings });
   if (event.type === 'ticket.closed') {
     // The run's result, unless the scripted model refused something first (then its message).
     const result = tw.client.workflow.getHandle(workflowId).result();
-    for (let done = false; !done; ) {
+    for (let done = false; !done;) {
       done = await Promise.race([result.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 100))]);
       const failures = model.failures(workflowId);
       if (failures.length) throw new Error(failures[failures.length - 1]);

@@ -85,9 +85,7 @@ export async function readOrder(client: PoolClient, customerId: string, orderId:
     ...(order.items.length > items.length ? { items_showing: `items 1-${items.length} of ${order.items.length}` } : {}),
     delivery_address: order.delivery_address,
     delivery_instructions: order.delivery_instructions,
-    shipment: shipment
-      ? { courier: shipment.courier, tracking_number: shipment.tracking_number, status: describeCode(SHIPMENT_STATUS_CODES, shipment.status_code) }
-      : null,
+    shipment: shipment ? { courier: shipment.courier, tracking_number: shipment.tracking_number, status: describeCode(SHIPMENT_STATUS_CODES, shipment.status_code) } : null,
   };
 }
 
@@ -124,7 +122,13 @@ export async function readOrderList(client: PoolClient, customerId: string, limi
   const parsed = rows.map((row) => OrderListRow.parse(row));
   const total = parsed[0]?.total ?? 0;
   return {
-    orders: parsed.map((o) => ({ order_id: o.order_id, placed_at: o.placed_at, status: describeCode(ORDER_STATUS_CODES, o.status_code), total_cents: o.total_cents, courier: o.courier })),
+    orders: parsed.map((o) => ({
+      order_id: o.order_id,
+      placed_at: o.placed_at,
+      status: describeCode(ORDER_STATUS_CODES, o.status_code),
+      total_cents: o.total_cents,
+      courier: o.courier,
+    })),
     showing: pageWindow(total, 1, limit, 'orders').showing,
   };
 }
@@ -132,11 +136,7 @@ export async function readOrderList(client: PoolClient, customerId: string, limi
 /** get_order and list_orders over one pool. */
 export function createOrderTools(deps: { pool: Pool }) {
   return {
-    get_order: defineTool('get_order', ({ order_id }, context) =>
-      withCustomer(deps.pool, context.customerId, (client) => readOrder(client, context.customerId, order_id)),
-    ),
-    list_orders: defineTool('list_orders', ({ limit }, context) =>
-      withCustomer(deps.pool, context.customerId, (client) => readOrderList(client, context.customerId, limit)),
-    ),
+    get_order: defineTool('get_order', ({ order_id }, context) => withCustomer(deps.pool, context.customerId, (client) => readOrder(client, context.customerId, order_id))),
+    list_orders: defineTool('list_orders', ({ limit }, context) => withCustomer(deps.pool, context.customerId, (client) => readOrderList(client, context.customerId, limit))),
   };
 }

@@ -59,10 +59,7 @@ export async function readPayments(client: PoolClient, customerId: string, order
     )
   ).rows.map((row) => PaymentRow.parse(row));
   const issued = (
-    await client.query(
-      'SELECT refund_id, amount_cents, issued_at FROM refunds WHERE customer_id = $1 AND order_id = $2 ORDER BY issued_at, refund_id',
-      [customerId, orderId],
-    )
+    await client.query('SELECT refund_id, amount_cents, issued_at FROM refunds WHERE customer_id = $1 AND order_id = $2 ORDER BY issued_at, refund_id', [customerId, orderId])
   ).rows.map((row) => IssuedRefundRow.parse(row));
 
   const charges = payments.filter((p) => p.kind === 'charge');

@@ -48,10 +48,11 @@ function shapeRequest(row: RequestRow): RefundRequestResult {
 }
 
 async function requestByToolUse(client: PoolClient, customerId: string, context: ToolContext): Promise<RequestRow | undefined> {
-  const { rows } = await client.query(
-    `SELECT ${REQUEST_COLUMNS} FROM refund_requests WHERE customer_id = $1 AND workflow_id = $2 AND tool_use_id = $3`,
-    [customerId, context.workflowId, context.toolUseId],
-  );
+  const { rows } = await client.query(`SELECT ${REQUEST_COLUMNS} FROM refund_requests WHERE customer_id = $1 AND workflow_id = $2 AND tool_use_id = $3`, [
+    customerId,
+    context.workflowId,
+    context.toolUseId,
+  ]);
   return rows.length ? RequestRow.parse(rows[0]) : undefined;
 }
 
@@ -84,11 +85,7 @@ async function openRequests(client: PoolClient, customerId: string, orderId: str
  * model call (same workflow and tool_use id) returns the same request. Refuses an order not on
  * the account and an amount above what can still be refunded, counting requests still open.
  */
-export async function requestRefund(
-  client: PoolClient,
-  context: ToolContext,
-  input: { order_id: string; amount_cents: number; reason: string },
-): Promise<RefundRequestResult> {
+export async function requestRefund(client: PoolClient, context: ToolContext, input: { order_id: string; amount_cents: number; reason: string }): Promise<RefundRequestResult> {
   const { customerId } = context;
   await lockOrderRefunds(client, input.order_id);
   const earlier = await requestByToolUse(client, customerId, context);
@@ -128,10 +125,10 @@ const DecisionRow = z.object({
 type DecisionRow = z.infer<typeof DecisionRow>;
 
 async function decisionFor(client: PoolClient, customerId: string, requestId: string): Promise<DecisionRow | undefined> {
-  const { rows } = await client.query(
-    'SELECT request_id, decision, approver, reason, decided_at, approval_id FROM refund_decisions WHERE customer_id = $1 AND request_id = $2',
-    [customerId, requestId],
-  );
+  const { rows } = await client.query('SELECT request_id, decision, approver, reason, decided_at, approval_id FROM refund_decisions WHERE customer_id = $1 AND request_id = $2', [
+    customerId,
+    requestId,
+  ]);
   return rows.length ? DecisionRow.parse(rows[0]) : undefined;
 }
 
@@ -171,10 +168,11 @@ export async function recordDecision(client: PoolClient, input: z.output<typeof 
     [requestId, customerId, input.decision, input.approver, input.reason ?? null, input.decidedAt, input.decision === 'approved' ? stableId('apr', requestId) : null],
   );
   const recorded = (await decisionFor(client, customerId, requestId))!;
-  await client.query(
-    `UPDATE refund_requests SET status = $3 WHERE customer_id = $1 AND request_id = $2 AND status = 'awaiting_approval'`,
-    [customerId, requestId, recorded.decision],
-  );
+  await client.query(`UPDATE refund_requests SET status = $3 WHERE customer_id = $1 AND request_id = $2 AND status = 'awaiting_approval'`, [
+    customerId,
+    requestId,
+    recorded.decision,
+  ]);
   return { approvalId: recorded.approval_id, decision: recorded.decision, approver: recorded.approver, decidedAt: recorded.decided_at };
 }
 
@@ -205,8 +203,7 @@ export async function issueRefund(client: PoolClient, customerId: string, reques
   const decision = await decisionFor(client, customerId, requestId);
   if (!decision) {
     throw new ToolError(
-      `Refund request ${requestId} has no recorded approval: it is still awaiting a human decision, so no refund can be issued. ` +
-        'Do not tell the customer a refund is coming.',
+      `Refund request ${requestId} has no recorded approval: it is still awaiting a human decision, so no refund can be issued. ` + 'Do not tell the customer a refund is coming.',
     );
   }
   if (decision.decision !== 'approved' || !decision.approval_id) {
@@ -236,9 +233,7 @@ export async function issueRefund(client: PoolClient, customerId: string, reques
 /** request_refund, issue_refund and the workflow's recordRefundDecision over one pool. */
 export function createRefundTools(deps: { pool: Pool }) {
   return {
-    request_refund: defineTypedTool('request_refund', (input, context) =>
-      withCustomer(deps.pool, context.customerId, (client) => requestRefund(client, context, input)),
-    ),
+    request_refund: defineTypedTool('request_refund', (input, context) => withCustomer(deps.pool, context.customerId, (client) => requestRefund(client, context, input))),
     issue_refund: defineTool('issue_refund', ({ request_id }, context) =>
       withCustomer(deps.pool, context.customerId, (client) => issueRefund(client, context.customerId, request_id)),
     ),

@@ -54,7 +54,14 @@ export async function readTickets(client: PoolClient, customerId: string, page: 
   return {
     tickets: rows.map((raw) => {
       const t = TicketRow.parse(raw);
-      return { ticket_id: t.ticket_id, opened_at: t.opened_at, status: t.status, order_id: t.order_id, subject: t.subject, excerpt: excerpt(customerWords(t.body), TICKET_EXCERPT_CHARS) };
+      return {
+        ticket_id: t.ticket_id,
+        opened_at: t.opened_at,
+        status: t.status,
+        order_id: t.order_id,
+        subject: t.subject,
+        excerpt: excerpt(customerWords(t.body), TICKET_EXCERPT_CHARS),
+      };
     }),
     showing: window.showing,
     next_page: window.next_page,

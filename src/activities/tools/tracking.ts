@@ -68,10 +68,7 @@ export function eventDetail(row: EventRow, order: OrderRow): string {
 /** get_tracking_events: page `page` of an order's courier events, newest first, codes in words. */
 export async function readTracking(client: PoolClient, customerId: string, orderId: string, page: number): Promise<TrackingResult> {
   const order = await requireOrder(client, customerId, orderId);
-  const counted = await client.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM tracking_events WHERE customer_id = $1 AND order_id = $2',
-    [customerId, orderId],
-  );
+  const counted = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM tracking_events WHERE customer_id = $1 AND order_id = $2', [customerId, orderId]);
   const window = pageWindow(firstRow(counted.rows, 'count of tracking events').n, page, TRACKING_PAGE_SIZE, 'events');
   const { rows } = await client.query(
     `SELECT occurred_at, code, pod_type, pod_photo_url, pod_signature, location_name, description, gps_lat, gps_lon, depot_note

@@ -68,7 +68,10 @@ function scenarioStart(): { system: TextBlockParam[]; tools: Tool[]; opening: Me
   const toolTokens = tools.reduce((n, t) => n + estimateToolTokens(t), 0);
   const prefix = CUSTOMER_PREFIX;
   const openingTokens = SCENARIO.base_tokens - SYSTEM_TOKENS - toolTokens;
-  const opening: MessageParam = { role: 'user', content: [{ type: 'text', text: prefix + filler(openingTokens - estimateTokens(prefix), 'parcel never arrived').slice(0, openingTokens * 4 - prefix.length) }] };
+  const opening: MessageParam = {
+    role: 'user',
+    content: [{ type: 'text', text: prefix + filler(openingTokens - estimateTokens(prefix), 'parcel never arrived').slice(0, openingTokens * 4 - prefix.length) }],
+  };
   return { system, tools, opening };
 }
 
@@ -105,8 +108,7 @@ export const POLICIES: readonly ClearingPolicy[] = [
   },
   {
     name: `batch over ${TOKEN_BUDGET / 1000}k tokens + cold cache`,
-    clearNow: (v) =>
-      clearingTrigger({ ...v, clearEvery: 0, cacheTtlMs: CACHE_TTL_MS, clearAboveTokens: TOKEN_BUDGET, contextTokens: v.tokensIfUnchanged }) !== null,
+    clearNow: (v) => clearingTrigger({ ...v, clearEvery: 0, cacheTtlMs: CACHE_TTL_MS, clearAboveTokens: TOKEN_BUDGET, contextTokens: v.tokensIfUnchanged }) !== null,
   },
 ];
 
@@ -184,7 +186,11 @@ function table(rows: ContextBenchRow[]): string[] {
     usd(r.cost_with_caching_and_pause_usd),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]?.length ?? 0)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
 }
 

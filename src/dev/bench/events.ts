@@ -95,7 +95,20 @@ async function pass(options: EventsBenchOptions, concurrency: number, passTag: s
 /** Formats bench rows as an aligned table. */
 export function eventsBenchTable(rows: readonly EventsBenchRow[]): string[] {
   const header = ['concurrency', 'events', 'accepted (202)', 'failed', 'seconds', 'events/s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'];
-  const cells = rows.map((r) => [r.concurrency, r.sent, r.accepted, r.failed, r.seconds.toFixed(2), r.eventsPerSecond.toFixed(1), r.p50Ms.toFixed(1), r.p95Ms.toFixed(1), r.p99Ms.toFixed(1), r.maxMs.toFixed(1)].map(String));
+  const cells = rows.map((r) =>
+    [
+      r.concurrency,
+      r.sent,
+      r.accepted,
+      r.failed,
+      r.seconds.toFixed(2),
+      r.eventsPerSecond.toFixed(1),
+      r.p50Ms.toFixed(1),
+      r.p95Ms.toFixed(1),
+      r.p99Ms.toFixed(1),
+      r.maxMs.toFixed(1),
+    ].map(String),
+  );
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]?.length ?? 0)));
   const line = (c: string[]) => c.map((v, i) => v.padStart(widths[i] ?? 0)).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];

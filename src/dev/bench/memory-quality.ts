@@ -131,16 +131,22 @@ export async function runMemoryQualityBench(options: MemoryQualityOptions): Prom
         });
         if (process.env.CASEWORK_BENCH_TRACE) {
           const expected = new Set(question.expect);
-          options.out(`  ${set} "${question.q}": lexical ${lists.lexical.map((h) => `${factOf.get(h.id)}${expected.has(factOf.get(h.id) ?? '') ? '*' : ''}:${h.score.toFixed(2)}`).join(' ')}`);
+          options.out(
+            `  ${set} "${question.q}": lexical ${lists.lexical.map((h) => `${factOf.get(h.id)}${expected.has(factOf.get(h.id) ?? '') ? '*' : ''}:${h.score.toFixed(2)}`).join(' ')}`,
+          );
         }
         for (const [name, rank] of Object.entries(rankers)) {
-          const top = rank(lists.lexical, lists.semantic).slice(0, 3).map((h) => factOf.get(h.id) ?? `?${h.id}`);
+          const top = rank(lists.lexical, lists.semantic)
+            .slice(0, 3)
+            .map((h) => factOf.get(h.id) ?? `?${h.id}`);
           if (question.expect.includes(top[0])) hits[name].at1++;
           if (top.some((id) => question.expect.includes(id))) hits[name].at3++;
           else if (['full_text', 'embeddings', 'hybrid'].includes(name)) misses.push({ mode: `${name} (${set})`, q: question.q, expected: question.expect, got: top });
         }
       }
-      return Object.fromEntries(Object.entries(hits).map(([name, h]) => [name, { at1: pct(h.at1, questions.length), at3: pct(h.at3, questions.length), questions: questions.length }]));
+      return Object.fromEntries(
+        Object.entries(hits).map(([name, h]) => [name, { at1: pct(h.at1, questions.length), at3: pct(h.at3, questions.length), questions: questions.length }]),
+      );
     };
     const paraphrase = await score(PARAPHRASE, 'paraphrase');
     const lexical = await score(LEXICAL, 'lexical');

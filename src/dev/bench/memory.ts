@@ -56,16 +56,7 @@ const CASES_PER_CUSTOMER = 3;
 // The query whose plan the report shows.
 const RECALL_QUERY = 'same problem as last time, the courier left it at the wrong building again';
 
-const QUERIES = [
-  'wrong building',
-  RECALL_QUERY,
-  'refund',
-  'damaged box',
-  'charged twice',
-  'left with a neighbour',
-  'invoice copy',
-  'late delivery rerouted hub',
-];
+const QUERIES = ['wrong building', RECALL_QUERY, 'refund', 'damaged box', 'charged twice', 'left with a neighbour', 'invoice copy', 'late delivery rerouted hub'];
 
 /** The benchmark customer id for number `n` of `customers`. */
 export function benchCustomerId(n: number, customers: number, prefix = BENCH_PREFIX): string {
@@ -325,7 +316,9 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
   options.out(`recall plan (casework_app, under RLS): indexes ${plan.indexes.join(', ') || 'none'}; executes in ${report.recall_plan.execution_ms} ms`);
   if (embedding) {
     options.out(row('remember', embedding.remember));
-    options.out(`embedding when writing: ${embedding.batch_notes_per_second} notes/s batched (${embedding.embedder}); ${embedding.remember_notes_per_second} notes/s through remember() one at a time (embed + judge + store)`);
+    options.out(
+      `embedding when writing: ${embedding.batch_notes_per_second} notes/s batched (${embedding.embedder}); ${embedding.remember_notes_per_second} notes/s through remember() one at a time (embed + judge + store)`,
+    );
   }
   return report;
 }

@@ -70,12 +70,15 @@ async function main(): Promise<void> {
   };
   const [reference] = await new ExternalStorageRunner(new ExternalStorage({ drivers: [memory], payloadSizeThreshold: 4096 })).store([encrypted]);
   console.log('\nA 4,000-token tool result in history (payload bytes, as the server stores them)');
-  table(['form', 'bytes'], [
-    ['plain JSON (no codec)', String(protoSize(payloadOf(16_000)))],
-    ['encrypted, inline', String(protoSize(encrypted))],
-    ['encrypted, by reference (what history keeps)', String(protoSize(reference))],
-    ['stored blob (payload_blobs.bytes)', String(toBlob(encrypted).bytes.length)],
-  ]);
+  table(
+    ['form', 'bytes'],
+    [
+      ['plain JSON (no codec)', String(protoSize(payloadOf(16_000)))],
+      ['encrypted, inline', String(protoSize(encrypted))],
+      ['encrypted, by reference (what history keeps)', String(protoSize(reference))],
+      ['stored blob (payload_blobs.bytes)', String(toBlob(encrypted).bytes.length)],
+    ],
+  );
   if (process.env.DATABASE_URL) await postgresBench(process.env.DATABASE_URL, codec);
   else console.log('\n(set DATABASE_URL to measure the Postgres storage driver too)');
 }

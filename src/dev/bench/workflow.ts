@@ -35,7 +35,14 @@ export async function historySizes(client: Client, workflowId: string): Promise<
 }
 
 /** Runs an event to its reply, approving any refund request as `approver`. */
-export async function runToReply(client: Client, pool: Pool | null, config: Config, event: TicketEvent, approver = 'support-lead', timeoutMs = 300_000): Promise<InvestigationStatus> {
+export async function runToReply(
+  client: Client,
+  pool: Pool | null,
+  config: Config,
+  event: TicketEvent,
+  approver = 'support-lead',
+  timeoutMs = 300_000,
+): Promise<InvestigationStatus> {
   let status = await deliverAndWait(client, pool, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config), timeoutMs });
   while (status.status === 'awaiting_approval' && status.pendingApproval) {
     await decideRefund(client, status.workflowId, { requestId: status.pendingApproval.request_id, decision: 'approved', approver });
@@ -90,8 +97,14 @@ export async function runWorkflowBench(config: Config, options: { out: Out; json
     out('  steps  runs  events per run            bytes per run                     wall time');
     for (const s of sizes) {
       out(
-        `  ${String(s.steps).padStart(5)}  ${String(s.runs.length).padStart(4)}  ${s.runs.map((r) => r.events).join(' / ').padEnd(24)}  ` +
-          `${s.runs.map((r) => r.bytes.toLocaleString('en-US')).join(' / ').padEnd(32)}  ${s.seconds.toFixed(1)} s`,
+        `  ${String(s.steps).padStart(5)}  ${String(s.runs.length).padStart(4)}  ${s.runs
+          .map((r) => r.events)
+          .join(' / ')
+          .padEnd(24)}  ` +
+          `${s.runs
+            .map((r) => r.bytes.toLocaleString('en-US'))
+            .join(' / ')
+            .padEnd(32)}  ${s.seconds.toFixed(1)} s`,
       );
     }
     return result;

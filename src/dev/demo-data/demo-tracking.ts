@@ -15,17 +15,17 @@ const place = (code: string, name: string, kind: Place['kind'], lat: number, lon
 
 /** The courier network the demo parcels travel through. */
 export const PLACES = {
-  warehouse: place('WH-DAV1', 'Cartwise warehouse, Daventry', 'WAREHOUSE', 52.2561, -1.1640),
+  warehouse: place('WH-DAV1', 'Cartwise warehouse, Daventry', 'WAREHOUSE', 52.2561, -1.164),
   hub1: place('NX-HUB1', 'NorthX Hub 1, Midlands (Daventry)', 'HUB', 52.2712, -1.1503),
-  hub2: place('NX-HUB2', 'NorthX Hub 2, London West (Park Royal)', 'HUB', 51.5290, -0.2700),
-  hub4: place('NX-HUB4', 'NorthX Hub 4, Leeds (Cross Green)', 'HUB', 53.7871, -1.5120),
-  hub5: place('NX-HUB5', 'NorthX Hub 5, Manchester (Trafford Park)', 'HUB', 53.4660, -2.3180),
-  hub6: place('NX-HUB6', 'NorthX Hub 6, Bristol (Avonmouth)', 'HUB', 51.5030, -2.6990),
-  hub7: place('NX-HUB7', 'NorthX Hub 7, Glasgow (Eurocentral)', 'HUB', 55.8450, -3.9850),
-  depotW2: place('NX-DW2', 'NorthX delivery depot, London Paddington', 'DEPOT', 51.5170, -0.1770),
-  depotLS6: place('NX-DLS6', 'NorthX delivery depot, Leeds Kirkstall', 'DEPOT', 53.8110, -1.5990),
-  depotM1: place('NX-DM1', 'NorthX delivery depot, Manchester Ancoats', 'DEPOT', 53.4840, -2.2260),
-  depotBS5: place('NX-DBS5', 'NorthX delivery depot, Bristol Easton', 'DEPOT', 51.4600, -2.5620),
+  hub2: place('NX-HUB2', 'NorthX Hub 2, London West (Park Royal)', 'HUB', 51.529, -0.27),
+  hub4: place('NX-HUB4', 'NorthX Hub 4, Leeds (Cross Green)', 'HUB', 53.7871, -1.512),
+  hub5: place('NX-HUB5', 'NorthX Hub 5, Manchester (Trafford Park)', 'HUB', 53.466, -2.318),
+  hub6: place('NX-HUB6', 'NorthX Hub 6, Bristol (Avonmouth)', 'HUB', 51.503, -2.699),
+  hub7: place('NX-HUB7', 'NorthX Hub 7, Glasgow (Eurocentral)', 'HUB', 55.845, -3.985),
+  depotW2: place('NX-DW2', 'NorthX delivery depot, London Paddington', 'DEPOT', 51.517, -0.177),
+  depotLS6: place('NX-DLS6', 'NorthX delivery depot, Leeds Kirkstall', 'DEPOT', 53.811, -1.599),
+  depotM1: place('NX-DM1', 'NorthX delivery depot, Manchester Ancoats', 'DEPOT', 53.484, -2.226),
+  depotBS5: place('NX-DBS5', 'NorthX delivery depot, Bristol Easton', 'DEPOT', 51.46, -2.562),
 } as const;
 
 /** One scan as the story tells it; everything else in the row is derived. */
@@ -154,13 +154,11 @@ export function trackingRows(parcel: Parcel): TrackingEventRow[] {
           scanner_id: scannerId,
           model: 'Zebra TC58',
           firmware: 'ZT-11.4.2-nx',
-          battery_pct: 20 + Number(digits(eventId + 'bat', 2)) % 80,
+          battery_pct: 20 + (Number(digits(eventId + 'bat', 2)) % 80),
           operator_id: `OP${digits(eventId + 'op', 5)}`,
           app_version: 'nx-handheld 8.3.1 (build 20261002)',
         },
-        geo: gps
-          ? { lat: gps[0], lon: gps[1], accuracy_m: 4 + Number(digits(eventId + 'acc', 1)), fix: '3D', source: 'GNSS' }
-          : null,
+        geo: gps ? { lat: gps[0], lon: gps[1], accuracy_m: 4 + Number(digits(eventId + 'acc', 1)), fix: '3D', source: 'GNSS' } : null,
         proof_of_delivery:
           scan.code === 'DLV'
             ? { type: scan.pod ?? null, photo_url: scan.photo ?? null, signature_name: scan.signature ?? null, signature_svg_ref: scan.signature ? `sig/${eventId}.svg` : null }
@@ -216,9 +214,7 @@ export function shipmentRow(parcel: Parcel): ShipmentRow {
     route_id: parcel.route_id,
     weight_g: parcel.weight_g,
     dims_mm: parcel.weight_g > 2000 ? '420x320x260' : parcel.weight_g > 800 ? '350x250x160' : '260x190x90',
-    internal_notes: parcel.scans.some((s) => s.code === 'MSC' || s.code === 'ADX')
-      ? `Exception raised on route ${parcel.route_id}; see depot notes on the scans`
-      : null,
+    internal_notes: parcel.scans.some((s) => s.code === 'MSC' || s.code === 'ADX') ? `Exception raised on route ${parcel.route_id}; see depot notes on the scans` : null,
     created_at: first.at,
   };
 }

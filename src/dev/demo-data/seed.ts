@@ -54,10 +54,7 @@ export function demoRows(): Record<(typeof SEED_TABLES)[number], object[]> {
 // table's own row type, so a column added to the table without a value here fails loudly
 // (NOT NULL) instead of drifting. ON CONFLICT DO NOTHING makes a second run a no-op.
 async function insertRows(client: PoolClient, table: (typeof SEED_TABLES)[number], rows: object[]): Promise<number> {
-  const result = await client.query(
-    `INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, $1::json) ON CONFLICT DO NOTHING`,
-    [JSON.stringify(rows)],
-  );
+  const result = await client.query(`INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, $1::json) ON CONFLICT DO NOTHING`, [JSON.stringify(rows)]);
   return result.rowCount ?? 0;
 }
 

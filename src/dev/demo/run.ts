@@ -107,14 +107,16 @@ export async function runDemo(config: Config, out: Out, options: { keepRunning?:
     const dispute = await investigate(c, exampleEvent('dana-5102', runTag), 'support-lead');
 
     out('');
-    out("2. Priya, conversation one: order 4471 left at the wrong building");
+    out('2. Priya, conversation one: order 4471 left at the wrong building');
     const first = exampleEvent('priya-1', runTag);
     const one = await investigate(c, first, 'support-lead');
     const closed = await closeTicket(c, first);
     out(`  ticket closed (${closed.status}); the post-run pipeline recorded the case in her memory.`);
     const memory = await showMemory(stack.db.app, first.customerId, { actor: 'demo' });
-    out(`  her memory now: ${memory.notes.length} notes, ${memory.cases.length} cases` +
-      (memory.profile.delivery_instructions ? `; delivery instructions: "${memory.profile.delivery_instructions.value}"` : ''));
+    out(
+      `  her memory now: ${memory.notes.length} notes, ${memory.cases.length} cases` +
+        (memory.profile.delivery_instructions ? `; delivery instructions: "${memory.profile.delivery_instructions.value}"` : ''),
+    );
 
     out('');
     out('3. Priya, conversation two, a new ticket: "Same problem as last time..."');
@@ -135,4 +137,3 @@ export async function runDemo(config: Config, out: Out, options: { keepRunning?:
     await stack.stop();
   }
 }
-

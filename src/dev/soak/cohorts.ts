@@ -62,10 +62,7 @@ export async function seedCohorts(admin: Pool, count: number): Promise<number> {
     for (const table of SEED_TABLES) {
       if (table === 'policies') continue;
       const copies = Array.from({ length: count }, (_, k) => rows[table].map((r) => cohortRow(k, r as Row))).flat();
-      const result = await client.query(
-        `INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, $1::json) ON CONFLICT DO NOTHING`,
-        [JSON.stringify(copies)],
-      );
+      const result = await client.query(`INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, $1::json) ON CONFLICT DO NOTHING`, [JSON.stringify(copies)]);
       inserted += result.rowCount ?? 0;
     }
     await client.query('COMMIT');

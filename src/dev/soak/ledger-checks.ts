@@ -31,22 +31,26 @@ export interface Ledger {
 export async function readLedger(admin: Pool, workflowPrefix: string): Promise<Ledger> {
   const like = `${workflowPrefix}%`;
   const q = async (sql: string, params: unknown[] = [like]): Promise<Record<string, unknown>[]> => (await admin.query<Record<string, unknown>>(sql, params)).rows;
-  const requestsPerToolUse = (await q(
-    `SELECT workflow_id || ' ' || tool_use_id AS key, count(*) AS n FROM refund_requests WHERE workflow_id LIKE $1 GROUP BY 1 HAVING count(*) > 1`,
-  )).map((r) => PerKey.parse(r));
-  const severalRequests = (await q(
-    `SELECT workflow_id AS key, count(*) AS n FROM refund_requests WHERE workflow_id LIKE $1 GROUP BY 1 HAVING count(*) > 1`,
-  )).map((r) => PerKey.parse(r));
-  const byRequest = (await q(
-    `SELECT r.request_id, r.workflow_id, r.status, d.decision,
+  const requestsPerToolUse = (
+    await q(`SELECT workflow_id || ' ' || tool_use_id AS key, count(*) AS n FROM refund_requests WHERE workflow_id LIKE $1 GROUP BY 1 HAVING count(*) > 1`)
+  ).map((r) => PerKey.parse(r));
+  const severalRequests = (await q(`SELECT workflow_id AS key, count(*) AS n FROM refund_requests WHERE workflow_id LIKE $1 GROUP BY 1 HAVING count(*) > 1`)).map((r) =>
+    PerKey.parse(r),
+  );
+  const byRequest = (
+    await q(
+      `SELECT r.request_id, r.workflow_id, r.status, d.decision,
             (SELECT count(*) FROM refunds f WHERE f.request_id = r.request_id) AS refunds
        FROM refund_requests r LEFT JOIN refund_decisions d ON d.request_id = r.request_id
       WHERE r.workflow_id LIKE $1 ORDER BY r.workflow_id`,
-  )).map((r) => RefundByRequest.parse(r));
-  const perApproval = (await q(
-    `SELECT f.approval_id AS key, count(*) AS n FROM refunds f JOIN refund_requests r ON r.request_id = f.request_id
+    )
+  ).map((r) => RefundByRequest.parse(r));
+  const perApproval = (
+    await q(
+      `SELECT f.approval_id AS key, count(*) AS n FROM refunds f JOIN refund_requests r ON r.request_id = f.request_id
       WHERE r.workflow_id LIKE $1 GROUP BY 1 HAVING count(*) > 1`,
-  )).map((r) => PerKey.parse(r));
+    )
+  ).map((r) => PerKey.parse(r));
   const cases = (await q(`SELECT source_run AS key, count(*) AS n FROM memory_cases WHERE source_run LIKE $1 GROUP BY 1`)).map((r) => PerKey.parse(r));
   return {
     refundRequests: byRequest.length,

@@ -24,8 +24,12 @@ export async function codecServerCommand(args: string[], config: Config, out: Ou
       port: values.port === undefined ? undefined : Number(values.port),
       onRequest: (event) => out(JSON.stringify({ ts: new Date().toISOString(), level: 'info', msg: 'codec request', ...event })),
     });
-    out(`codec server on ${server.url} (namespace ${effective.TEMPORAL_NAMESPACE}; token ${effective.CASEWORK_CODEC_SERVER_TOKEN ? 'required' : 'not required: loopback development only'})`);
-    out(`  CLI:    temporal workflow show -w <id> --codec-endpoint ${server.url}${effective.CASEWORK_CODEC_SERVER_TOKEN ? ' --codec-auth "Bearer $CASEWORK_CODEC_SERVER_TOKEN"' : ''}`);
+    out(
+      `codec server on ${server.url} (namespace ${effective.TEMPORAL_NAMESPACE}; token ${effective.CASEWORK_CODEC_SERVER_TOKEN ? 'required' : 'not required: loopback development only'})`,
+    );
+    out(
+      `  CLI:    temporal workflow show -w <id> --codec-endpoint ${server.url}${effective.CASEWORK_CODEC_SERVER_TOKEN ? ' --codec-auth "Bearer $CASEWORK_CODEC_SERVER_TOKEN"' : ''}`,
+    );
     out(`  web UI: temporal server start-dev --ui-codec-endpoint ${server.url}  (or the UI's Codec Server setting)`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

@@ -11,10 +11,7 @@ export const REINDEX_USAGE = 'usage: casework memory reindex [--customer <id>] [
  * configured embedder (before embeddings existed, while the embedder was down, or with another
  * model), customer by customer. Returns the exit code: 0 done, 1 failed, 2 usage.
  */
-export async function runReindexCommand(
-  args: string[],
-  deps: { admin: Pool; app: Pool; embedder: Embedder | undefined; out: (line: string) => void },
-): Promise<number> {
+export async function runReindexCommand(args: string[], deps: { admin: Pool; app: Pool; embedder: Embedder | undefined; out: (line: string) => void }): Promise<number> {
   let values: { customer?: string; json?: boolean };
   try {
     ({ values } = parseArgs({ args, strict: true, options: { customer: { type: 'string' }, json: { type: 'boolean' } } }));

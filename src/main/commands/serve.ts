@@ -48,7 +48,10 @@ export async function serveCommand(args: string[], config: Config, out: Out): Pr
   let host = values.host ?? config.CASEWORK_HTTP_HOST;
   if (auth.mode === 'open') {
     host = '127.0.0.1';
-    log({ level: 'warn', msg: 'OPEN LOCAL MODE: no API keys, every caller is trusted (any customer, any approver); listening on 127.0.0.1 only. Never run this way in production; set CASEWORK_API_KEYS.' });
+    log({
+      level: 'warn',
+      msg: 'OPEN LOCAL MODE: no API keys, every caller is trusted (any customer, any approver); listening on 127.0.0.1 only. Never run this way in production; set CASEWORK_API_KEYS.',
+    });
   }
 
   const db = await openDatabase(config);
@@ -56,7 +59,7 @@ export async function serveCommand(args: string[], config: Config, out: Out): Pr
   try {
     await migrate(db.admin);
     if (db.embedded) {
-      log({ level: 'warn', msg: 'embedded Postgres: the memory routes see this process\'s own database; set DATABASE_URL to share the workers\' one' });
+      log({ level: 'warn', msg: "embedded Postgres: the memory routes see this process's own database; set DATABASE_URL to share the workers' one" });
     }
     const server = await startServer({ client: temporal.client, pool: db.app, config, log, auth }, port, host);
     log({

@@ -19,13 +19,25 @@ export interface ReadTicket {
 }
 
 const STOPWORDS = new Set(
-  ('a an and any are about all as at be been by can could did do does earlier for from had has have how i in is it its ' +
+  (
+    'a an and any are about all as at be been by can could did do does earlier for from had has have how i in is it its ' +
     'list me mention mentioned mentions my of on or our previous said say says show tell that the their them there these ' +
-    'they this those ticket tickets to was we were what when where which who with customer customers problem problems issue issues')
-    .split(' '),
+    'they this those ticket tickets to was we were what when where which who with customer customers problem problems issue issues'
+  ).split(' '),
 );
 
-const STEM_RULES: ReadonlyArray<readonly [string, string]> = [['ies', 'y'], ['ied', 'y'], ['ing', ''], ['ery', ''], ['ed', ''], ['es', ''], ['er', ''], ['s', ''], ['y', ''], ['e', '']];
+const STEM_RULES: ReadonlyArray<readonly [string, string]> = [
+  ['ies', 'y'],
+  ['ied', 'y'],
+  ['ing', ''],
+  ['ery', ''],
+  ['ed', ''],
+  ['es', ''],
+  ['er', ''],
+  ['s', ''],
+  ['y', ''],
+  ['e', ''],
+];
 
 /** A crude stem, enough to match "buildings" to "building" and "delivered" to "delivery". */
 export function stem(word: string): string {
@@ -45,7 +57,11 @@ function words(text: string): string[] {
 export function keyTerms(question: string): string[][] {
   return question
     .split(/\bor\b|,|;/i)
-    .map((part) => words(part).filter((w) => !STOPWORDS.has(w)).map(stem))
+    .map((part) =>
+      words(part)
+        .filter((w) => !STOPWORDS.has(w))
+        .map(stem),
+    )
     .filter((terms) => terms.length > 0);
 }
 
@@ -103,9 +119,7 @@ export function answerQuestion(question: string, tickets: readonly ReadTicket[])
 }
 
 function requestText(request: ModelRequest): string {
-  return request.messages
-    .map((m) => (typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n')))
-    .join('\n');
+  return request.messages.map((m) => (typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n'))).join('\n');
 }
 
 /** The offline model's reply to a 'bulk_read' request: a short answer naming the matching tickets. */

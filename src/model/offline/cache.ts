@@ -114,13 +114,7 @@ export interface CacheResult {
  * API's fields (input_tokens is the uncached remainder) and the cache afterwards. Pure: the
  * given state is not changed.
  */
-export function simulateCache(
-  state: CacheState,
-  request: CacheableRequest,
-  nowMs: number,
-  options: Partial<CacheOptions> = {},
-  outputTokens = 0,
-): CacheResult {
+export function simulateCache(state: CacheState, request: CacheableRequest, nowMs: number, options: Partial<CacheOptions> = {}, outputTokens = 0): CacheResult {
   const { ttlMs, minCacheableTokens, lookbackBlocks } = { ...CACHE_DEFAULTS, ...options };
   const entries: Record<string, number> = {};
   for (const [hash, expiresAt] of Object.entries(state.entries)) if (expiresAt > nowMs) entries[hash] = expiresAt;

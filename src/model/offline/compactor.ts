@@ -118,9 +118,7 @@ export function notesFromTranscript(text: string): CaseNotes {
 }
 
 function requestText(request: ModelRequest): string {
-  return request.messages
-    .map((m) => (typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n')))
-    .join('\n');
+  return request.messages.map((m) => (typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n'))).join('\n');
 }
 
 function stableId(text: string): string {

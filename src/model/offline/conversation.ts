@@ -9,7 +9,6 @@ export function asText(value: unknown, fallback = ''): string {
   return JSON.stringify(value) ?? fallback;
 }
 
-
 /** One tool call the model made, with its result if visible. */
 export interface SeenCall {
   id: string;
@@ -42,11 +41,12 @@ function blocks(message: MessageParam): ContentBlockParam[] {
 }
 
 function parseResult(content: unknown): { value: unknown; cleared: boolean } {
-  const text = typeof content === 'string'
-    ? content
-    : Array.isArray(content)
-      ? content.map((b) => (b && typeof b === 'object' && 'text' in b ? String((b as { text: unknown }).text) : '')).join('')
-      : '';
+  const text =
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((b) => (b && typeof b === 'object' && 'text' in b ? String((b as { text: unknown }).text) : '')).join('')
+        : '';
   if (text === STUB) return { value: undefined, cleared: true };
   try {
     return { value: JSON.parse(text), cleared: false };
@@ -54,7 +54,6 @@ function parseResult(content: unknown): { value: unknown; cleared: boolean } {
     return { value: text, cleared: false };
   }
 }
-
 
 /** Reads a Messages request as the offline investigator sees it. Pure. */
 export function readConversation(messages: MessageParam[]): ConversationView {
@@ -99,11 +98,18 @@ export function readConversation(messages: MessageParam[]): ConversationView {
           const note = parseResult(block.text.slice(DECISION_PREFIX.length)).value as Record<string, unknown> | undefined;
           const request = calls.find((c) => c.name === 'request_refund' && !c.isError && (c.cleared || (c.result as { request_id?: unknown })?.request_id === note?.request_id));
           if (note && request) {
-            request.result = { ...((request.result) ?? {}), ...note };
+            request.result = { ...(request.result ?? {}), ...note };
             request.cleared = false;
             const refund = note.refund as Record<string, unknown> | null;
             if (refund) {
-              const paid: SeenCall = { id: `decision-${String(note.request_id)}`, name: 'issue_refund', input: { request_id: note.request_id }, result: { ...refund, request_id: note.request_id }, isError: false, cleared: false };
+              const paid: SeenCall = {
+                id: `decision-${String(note.request_id)}`,
+                name: 'issue_refund',
+                input: { request_id: note.request_id },
+                result: { ...refund, request_id: note.request_id },
+                isError: false,
+                cleared: false,
+              };
               calls.push(paid);
             }
             ({ turnStartCall, turnMessages, repliesSoFar } = before);

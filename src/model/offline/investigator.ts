@@ -138,9 +138,10 @@ export function decide(request: ModelRequest): Decision {
   if (fact && !called(calls, 'remember')) opening.push({ name: 'remember', input: { fact } });
 
   const earlierOrder = rememberedOrder(view);
-  const sorry = earlierOrder && refersToEarlier(turnText) && !view.turnCalls.length
-    ? `I'm sorry this has happened again after order ${earlierOrder}. Let me check where the courier left it this time.`
-    : undefined;
+  const sorry =
+    earlierOrder && refersToEarlier(turnText) && !view.turnCalls.length
+      ? `I'm sorry this has happened again after order ${earlierOrder}. Let me check where the courier left it this time.`
+      : undefined;
   if (sorry && !called(calls, 'recall')) opening.push({ name: 'recall', input: { query: 'wrong building delivery' } });
 
   // A follow-up on a case already answered: answer from what was done, unless it names a new order.
@@ -150,7 +151,12 @@ export function decide(request: ModelRequest): Decision {
   }
 
   // Tool inputs survive clearing, so an order chosen earlier this turn is still known.
-  let orderId = orderIdIn(turnText) ?? [...calls].reverse().find((c) => c.name === 'get_order' && !c.isError)?.input.order_id?.toString();
+  let orderId =
+    orderIdIn(turnText) ??
+    [...calls]
+      .reverse()
+      .find((c) => c.name === 'get_order' && !c.isError)
+      ?.input.order_id?.toString();
   if (!orderId) {
     const orders = latestResult<Obj>(everything, 'list_orders');
     if (!orders) {

@@ -21,13 +21,37 @@ export interface StatedValue {
 const LANGUAGES =
   'english|spanish|french|german|italian|portuguese|dutch|polish|romanian|greek|turkish|arabic|hindi|urdu|bengali|punjabi|gujarati|tamil|welsh|irish|chinese|mandarin|cantonese|japanese|korean|russian|ukrainian|swedish|danish|norwegian|finnish';
 const CHANNELS: Record<string, string> = {
-  email: 'email', emailing: 'email', 'e-mail': 'email', emails: 'email',
-  phone: 'phone', phoning: 'phone', call: 'phone', calling: 'phone', ring: 'phone', ringing: 'phone', telephone: 'phone',
-  text: 'text', texting: 'text', sms: 'text', message: 'text', whatsapp: 'whatsapp', post: 'post', letter: 'post',
+  email: 'email',
+  emailing: 'email',
+  'e-mail': 'email',
+  emails: 'email',
+  phone: 'phone',
+  phoning: 'phone',
+  call: 'phone',
+  calling: 'phone',
+  ring: 'phone',
+  ringing: 'phone',
+  telephone: 'phone',
+  text: 'text',
+  texting: 'text',
+  sms: 'text',
+  message: 'text',
+  whatsapp: 'whatsapp',
+  post: 'post',
+  letter: 'post',
 };
 const RESOLUTIONS: Record<string, string> = {
-  refund: 'refund', refunds: 'refund', 'money back': 'refund', replacement: 'replacement', replacements: 'replacement',
-  'store credit': 'credit', credit: 'credit', voucher: 'credit', vouchers: 'credit', exchange: 'replacement', repair: 'repair',
+  refund: 'refund',
+  refunds: 'refund',
+  'money back': 'refund',
+  replacement: 'replacement',
+  replacements: 'replacement',
+  'store credit': 'credit',
+  credit: 'credit',
+  voucher: 'credit',
+  vouchers: 'credit',
+  exchange: 'replacement',
+  repair: 'repair',
 };
 const TIMES = /\b((?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekdays?|weekends?|mornings?|afternoons?|evenings?|nights?|lunchtimes?)\b/g;
 

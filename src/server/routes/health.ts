@@ -13,7 +13,13 @@ async function postgresHealth(pool: Pool, timeoutMs: number): Promise<string> {
     timer = setTimeout(() => resolve(`no answer within ${timeoutMs / 1000} s`), timeoutMs);
   });
   try {
-    return await Promise.race([pool.query('SELECT 1').then(() => 'ok', (error: Error) => (error as { code?: string }).code ?? error.name), late]);
+    return await Promise.race([
+      pool.query('SELECT 1').then(
+        () => 'ok',
+        (error: Error) => (error as { code?: string }).code ?? error.name,
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -24,10 +30,12 @@ export async function health(ctx: RouteContext): Promise<Answer> {
   if (ctx.deps.isShuttingDown?.()) return { status: 503, body: { error: 'shutting down', retryable: true }, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } };
   const deadline = Math.min(ctx.temporalTimeoutMs, HEALTH_DEADLINE_MS);
   const [temporal, postgres] = await Promise.all([
-    ctx.temporal('health check', () => ctx.deps.client.workflowService.getSystemInfo({}), deadline).then(
-      () => 'ok',
-      (error: Error) => (error instanceof TemporalDown ? 'no answer' : error.name),
-    ),
+    ctx
+      .temporal('health check', () => ctx.deps.client.workflowService.getSystemInfo({}), deadline)
+      .then(
+        () => 'ok',
+        (error: Error) => (error instanceof TemporalDown ? 'no answer' : error.name),
+      ),
     postgresHealth(ctx.deps.pool, deadline),
   ]);
   if (temporal === 'ok' && postgres === 'ok') return { status: 200, body: { status: 'ok', temporal: 'ok', postgres: 'ok', auth: ctx.auth.mode } };

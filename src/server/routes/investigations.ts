@@ -31,14 +31,16 @@ const notFound = (workflowId: string) => new HttpError(404, `no investigation ${
 
 /** GET /investigations/:id: the status query's answer; another customer's investigation is "not found". */
 export async function getInvestigation(ctx: RouteContext, principal: Principal, workflowId: string, trace: Trace): Promise<Answer> {
-  const status = await ctx.temporal('reading the status', () => readStatus(ctx.deps.client, workflowId)).catch((error: Error) => {
-    if (error instanceof InvestigationNotFoundError) throw notFound(workflowId);
-    // A run that has not finished its first workflow task yet has no query handler.
-    if (error.name === 'QueryNotRegisteredError') {
-      throw new HttpError(503, `investigation ${workflowId} is starting; ask again shortly`, { 'retry-after': '1' });
-    }
-    throw error;
-  });
+  const status = await ctx
+    .temporal('reading the status', () => readStatus(ctx.deps.client, workflowId))
+    .catch((error: Error) => {
+      if (error instanceof InvestigationNotFoundError) throw notFound(workflowId);
+      // A run that has not finished its first workflow task yet has no query handler.
+      if (error.name === 'QueryNotRegisteredError') {
+        throw new HttpError(503, `investigation ${workflowId} is starting; ask again shortly`, { 'retry-after': '1' });
+      }
+      throw error;
+    });
   // So a scoped key cannot probe ticket ids.
   if (!mayReadAll(principal) && !principal.customers.has(status.customerId)) throw notFound(workflowId);
   trace.customerId = status.customerId;
@@ -46,13 +48,7 @@ export async function getInvestigation(ctx: RouteContext, principal: Principal, 
 }
 
 /** POST /investigations/:id/approve | /deny {requestId, approver?, reason?}: the validated update. */
-export async function decide(
-  ctx: RouteContext,
-  req: IncomingMessage,
-  principal: Principal,
-  workflowId: string,
-  decision: 'approved' | 'denied',
-): Promise<Answer> {
+export async function decide(ctx: RouteContext, req: IncomingMessage, principal: Principal, workflowId: string, decision: 'approved' | 'denied'): Promise<Answer> {
   if (principal.approvers.size === 0) {
     throw new HttpError(403, 'these credentials may not decide refunds; use a key with an approver:<name> grant');
   }

@@ -25,8 +25,7 @@ function actorOf(req: IncomingMessage, principal: { label: string; anyCustomer: 
   return relayed ? `${relayed.trim().slice(0, 150)} via ${principal.label}` : principal.label;
 }
 
-const notAllowed = (method: string, allowed: string) =>
-  new HttpError(405, `${method} is not allowed here; use ${allowed.replace(', ', ' or ')}`, { allow: allowed });
+const notAllowed = (method: string, allowed: string) => new HttpError(405, `${method} is not allowed here; use ${allowed.replace(', ', ' or ')}`, { allow: allowed });
 
 /** Serves one memory route; `match` is MEMORY_ROUTE's match of the path. */
 export async function memoryRoute(ctx: RouteContext, req: IncomingMessage, match: RegExpExecArray, trace: Trace): Promise<Answer> {

@@ -1,10 +1,4 @@
-import {
-  StorageDriverClaim,
-  type Payload,
-  type StorageDriver,
-  type StorageDriverRetrieveContext,
-  type StorageDriverStoreContext,
-} from '@temporalio/common';
+import { StorageDriverClaim, type Payload, type StorageDriver, type StorageDriverRetrieveContext, type StorageDriverStoreContext } from '@temporalio/common';
 import type { Pool } from 'pg';
 import { z } from 'zod';
 import { NotFoundError } from '../../errors';

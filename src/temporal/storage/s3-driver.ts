@@ -1,10 +1,4 @@
-import {
-  StorageDriverClaim,
-  type Payload,
-  type StorageDriver,
-  type StorageDriverRetrieveContext,
-  type StorageDriverStoreContext,
-} from '@temporalio/common';
+import { StorageDriverClaim, type Payload, type StorageDriver, type StorageDriverRetrieveContext, type StorageDriverStoreContext } from '@temporalio/common';
 import type { Config } from '../../config';
 import { BadInputError, UnavailableError } from '../../errors';
 import { claimedHash, fromBlob, SHA256_CLAIM, toBlob } from './blob';
