@@ -1,28 +1,17 @@
 import { ActivityFailure, allHandlersFinished, condition, continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import { costOf } from '../context/accounting';
-import { contextManagementEdits } from '../context/clearing';
-import { appendAssistant, appendUserText, assistantMessage, EMPTY_REPLY_NUDGE, planReply } from '../context/replies';
-import { customerText, toolResultMessage, toolUses } from '../context/transcript';
-import { repairTranscript, requestProblems } from '../context/transcript-check';
+import { appendAssistant, appendUserText } from '../context/replies';
+import { customerText } from '../context/transcript';
 import type { InboxMessage, InvestigationInput, InvestigationStatus } from '../schemas/investigation';
-import { addUsage, type ModelReply } from '../schemas/model';
 import { activitiesFor } from './activities';
-import { buildRequest, liveTail, prepareContext } from './context-step';
+import { closeCase } from './close-case';
 import { handOff, installHandOffHandlers, resolveOnClose, resumeOnCustomerMessage } from './hand-off';
 import { closeTicketSignal, customerMessageSignal, statusQuery } from './investigation-api';
 import { installDecisionHandlers, pendingDecision, settleDecision, watchApproval } from './refund-approval';
 import { publish, startingState, statusOf, type Run } from './state';
-import { runTool } from './tool-dispatch';
+import { afterReply, failureText, modelStep } from './turn';
 
 /** What the customer is told when the step cap ends a turn. */
 const STEP_CAP_REPLY = 'I have not been able to finish looking into this within my step limit, so I have passed your case to a colleague, who will reply to you here.';
-
-/** Empty replies in a row a turn tolerates before a person takes over. */
-const MAX_EMPTY_REPLIES = 2;
-
-/** Why the model could not be asked: the failure's own words, for operators (never the customer). */
-const failureText = (error: ActivityFailure) => (error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : error.message);
 
 /**
  * One support investigation, `investigation-<ticketId>`. The workflow's history is the task
@@ -72,84 +61,6 @@ export async function investigation(input: InvestigationInput): Promise<Investig
       log.warn('customer memory could not be loaded; investigating without it', { error: failureText(error) });
     }
   }
-
-  /** One model call on the lean context; the reply joins the transcript. Null when a person must take over. */
-  const modelStep = async (): Promise<ModelReply | null> => {
-    s.step += 1;
-    stepsThisRun += 1;
-    try {
-      const contextEvent = await prepareContext(run);
-      let built = buildRequest(s);
-      if (requestProblems(built).length) {
-        s.transcript = repairTranscript(s.transcript);
-        built = buildRequest(s);
-      }
-      const problems = requestProblems(built);
-      if (problems.length) {
-        handOff(run, `the conversation breaks the Messages API's rules and could not be repaired: ${problems.join('; ')}`);
-        return null;
-      }
-      const reply = await acts.callModel({
-        purpose: 'investigate',
-        ...built,
-        max_tokens: settings.maxTokens,
-        extra: settings.thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, context_management: contextManagementEdits(settings.keepRecent) } : undefined,
-      });
-      s.lastModelCallAt = Date.now();
-      s.model = reply.model;
-      const cost = costOf(reply.usage, settings.prices);
-      s.totals = addUsage(s.totals, reply.usage);
-      s.costUsd += cost;
-      s.steps.push({ step: s.step, tools: toolUses(reply.content).map((u) => u.name), usage: reply.usage, cost_usd: cost, context_event: contextEvent });
-      const message = assistantMessage(reply);
-      if (message) appendAssistant(s.transcript, message);
-      return reply;
-    } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error;
-      handOff(run, `the model could not be asked: ${failureText(error)}`);
-      return null;
-    }
-  };
-
-  /** Runs one reply's consequences: tools, a continuation, the end of the turn, or a hand-over. */
-  const afterReply = async (reply: ModelReply): Promise<void> => {
-    const plan = planReply(reply);
-    if (plan.kind !== 'empty') s.emptyReplies = 0;
-    switch (plan.kind) {
-      case 'run_tools': {
-        const results: ToolResultBlockParam[] = [];
-        let unavailable: string | undefined;
-        for (const use of plan.uses) {
-          const outcome = await runTool(run, use);
-          unavailable ??= outcome.unavailable;
-          results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.content, ...(outcome.is_error ? { is_error: true } : {}) });
-        }
-        s.transcript.push(toolResultMessage(results, drainInbox()));
-        if (unavailable) handOff(run, unavailable);
-        else publish(id, s);
-        return;
-      }
-      case 'continue':
-        if (plan.results.length) s.transcript.push(toolResultMessage(plan.results, drainInbox()));
-        if (plan.shrinkContext) s.shrinkContext = true;
-        return;
-      case 'empty':
-        s.emptyReplies += 1;
-        if (s.emptyReplies > MAX_EMPTY_REPLIES) {
-          handOff(run, `the model gave ${s.emptyReplies} empty replies in a row`);
-          return;
-        }
-        appendUserText(s.transcript, [{ type: 'text', text: EMPTY_REPLY_NUDGE }]);
-        return;
-      case 'refused':
-        handOff(run, `the model declined to answer${plan.text ? `: ${plan.text.slice(0, 300)}` : ''}`);
-        return;
-      case 'reply':
-        s.lastReply = plan.text;
-        s.awaiting = 'customer';
-        return;
-    }
-  };
 
   const drainInbox = (): string[] => s.inbox.splice(0, s.inbox.length).map((m) => m.message);
   const mustContinueAsNew = () => workflowInfo().continueAsNewSuggested || stepsThisRun >= settings.maxStepsPerRun;
@@ -202,8 +113,9 @@ export async function investigation(input: InvestigationInput): Promise<Investig
 
     s.turnSteps += 1;
     const hadPending = s.pending !== null;
-    const reply = await modelStep();
-    if (reply) await afterReply(reply);
+    stepsThisRun += 1;
+    const reply = await modelStep(run);
+    if (reply) await afterReply(run, reply, drainInbox);
     if (!hadPending && s.pending) watch();
   }
 
@@ -211,45 +123,4 @@ export async function investigation(input: InvestigationInput): Promise<Investig
   await closeCase(run);
   publish(id, s, true);
   return statusOf(id, s);
-
-  /** Records the case; while it cannot be recorded, the run waits for a person to resume it. */
-  async function closeCase(run: Run): Promise<void> {
-    for (;;) {
-      try {
-        await recordOutcome(run);
-        return;
-      } catch (error) {
-        if (!(error instanceof ActivityFailure)) throw error;
-        log.error('the case could not be recorded; waiting for a person to resume', { error: failureText(error) });
-        run.s.handOffs.push({ reason: `the case could not be recorded: ${failureText(error)}`, at: new Date().toISOString(), step: run.s.step, resolution: null });
-        run.s.awaiting = 'person';
-        publish(run.id, run.s);
-        await condition(() => run.s.awaiting === 'model');
-      }
-    }
-  }
-}
-
-/** Records the case after the conversation: the rest of the chat compacted into notes, then the outcome. */
-async function recordOutcome(run: Run): Promise<void> {
-  const { id, s, acts } = run;
-  if (s.transcript.length === 0) return;
-  const rest = liveTail(s);
-  try {
-    if (rest.length > 0) s.caseNotes = (await acts.compactConversation({ messages: rest, previous: s.caseNotes })).notes;
-  } catch (error) {
-    if (!(error instanceof ActivityFailure)) throw error;
-    log.warn('the rest of the conversation could not be summarised; the case is recorded from the notes so far', { error: failureText(error) });
-  }
-  const notes = s.caseNotes;
-  const decided = s.decisions.map((d) => `refund ${d.requestId} ${d.decision} by ${d.approver}`);
-  await acts.recordCase({
-    customerId: id.customerId,
-    workflowId: id.workflowId,
-    ticketId: id.ticketId,
-    orderIds: notes?.order_ids ?? [],
-    summary: notes?.customer_problem || 'Support case',
-    resolution: [s.lastReply ?? '', ...decided].filter(Boolean).join(' | ').slice(0, 2000),
-    closedOn: new Date().toISOString().slice(0, 10),
-  });
 }

@@ -1,0 +1,48 @@
+import { ActivityFailure, condition, log } from '@temporalio/workflow';
+import { liveTail } from './context-step';
+import { publish, type Run } from './state';
+import { failureText } from './turn';
+
+// Closing a case: the rest of the conversation summarised into case notes and the outcome
+// recorded in the customer's memory. A case that cannot be recorded waits for a person.
+
+/** Records the case; while it cannot be recorded, the run waits for a person to resume it. */
+export async function closeCase(run: Run): Promise<void> {
+  for (;;) {
+    try {
+      await recordOutcome(run);
+      return;
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      log.error('the case could not be recorded; waiting for a person to resume', { error: failureText(error) });
+      run.s.handOffs.push({ reason: `the case could not be recorded: ${failureText(error)}`, at: new Date().toISOString(), step: run.s.step, resolution: null });
+      run.s.awaiting = 'person';
+      publish(run.id, run.s);
+      await condition(() => run.s.awaiting === 'model');
+    }
+  }
+}
+
+/** Records the case after the conversation: the rest of the chat compacted into notes, then the outcome. */
+async function recordOutcome(run: Run): Promise<void> {
+  const { id, s, acts } = run;
+  if (s.transcript.length === 0) return;
+  const rest = liveTail(s);
+  try {
+    if (rest.length > 0) s.caseNotes = (await acts.compactConversation({ messages: rest, previous: s.caseNotes })).notes;
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    log.warn('the rest of the conversation could not be summarised; the case is recorded from the notes so far', { error: failureText(error) });
+  }
+  const notes = s.caseNotes;
+  const decided = s.decisions.map((d) => `refund ${d.requestId} ${d.decision} by ${d.approver}`);
+  await acts.recordCase({
+    customerId: id.customerId,
+    workflowId: id.workflowId,
+    ticketId: id.ticketId,
+    orderIds: notes?.order_ids ?? [],
+    summary: notes?.customer_problem || 'Support case',
+    resolution: [s.lastReply ?? '', ...decided].filter(Boolean).join(' | ').slice(0, 2000),
+    closedOn: new Date().toISOString().slice(0, 10),
+  });
+}

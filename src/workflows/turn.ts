@@ -1,0 +1,101 @@
+import { ActivityFailure } from '@temporalio/workflow';
+import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { costOf } from '../context/accounting';
+import { contextManagementEdits } from '../context/clearing';
+import { appendAssistant, appendUserText, assistantMessage, EMPTY_REPLY_NUDGE, planReply } from '../context/replies';
+import { toolResultMessage, toolUses } from '../context/transcript';
+import { repairTranscript, requestProblems } from '../context/transcript-check';
+import { addUsage, type ModelReply } from '../schemas/model';
+import { buildRequest, prepareContext } from './context-step';
+import { handOff } from './hand-off';
+import { publish, type Run } from './state';
+import { runTool } from './tool-dispatch';
+
+// One step of the conversation: the model call on the lean context, and what its reply leads
+// to (tools, a continuation, the end of the turn, a hand-over). The loop in investigation.ts
+// decides when a step is due.
+
+/** Empty replies in a row a turn tolerates before a person takes over. */
+const MAX_EMPTY_REPLIES = 2;
+
+/** Why an activity failed: the failure's own words, for operators (never the customer). */
+export const failureText = (error: ActivityFailure) => (error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : error.message);
+
+/** One model call on the lean context; the reply joins the transcript. Null when a person must take over. */
+export async function modelStep(run: Run): Promise<ModelReply | null> {
+  const { s, settings, acts } = run;
+  s.step += 1;
+  try {
+    const contextEvent = await prepareContext(run);
+    let built = buildRequest(s);
+    if (requestProblems(built).length) {
+      s.transcript = repairTranscript(s.transcript);
+      built = buildRequest(s);
+    }
+    const problems = requestProblems(built);
+    if (problems.length) {
+      handOff(run, `the conversation breaks the Messages API's rules and could not be repaired: ${problems.join('; ')}`);
+      return null;
+    }
+    const reply = await acts.callModel({
+      purpose: 'investigate',
+      ...built,
+      max_tokens: settings.maxTokens,
+      extra: settings.thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, context_management: contextManagementEdits(settings.keepRecent) } : undefined,
+    });
+    s.lastModelCallAt = Date.now();
+    s.model = reply.model;
+    const cost = costOf(reply.usage, settings.prices);
+    s.totals = addUsage(s.totals, reply.usage);
+    s.costUsd += cost;
+    s.steps.push({ step: s.step, tools: toolUses(reply.content).map((u) => u.name), usage: reply.usage, cost_usd: cost, context_event: contextEvent });
+    const message = assistantMessage(reply);
+    if (message) appendAssistant(s.transcript, message);
+    return reply;
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    handOff(run, `the model could not be asked: ${failureText(error)}`);
+    return null;
+  }
+}
+
+/** Runs one reply's consequences: tools, a continuation, the end of the turn, or a hand-over. */
+export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => string[]): Promise<void> {
+  const { id, s } = run;
+  const plan = planReply(reply);
+  if (plan.kind !== 'empty') s.emptyReplies = 0;
+  switch (plan.kind) {
+    case 'run_tools': {
+      const results: ToolResultBlockParam[] = [];
+      let unavailable: string | undefined;
+      for (const use of plan.uses) {
+        const outcome = await runTool(run, use);
+        unavailable ??= outcome.unavailable;
+        results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.content, ...(outcome.is_error ? { is_error: true } : {}) });
+      }
+      s.transcript.push(toolResultMessage(results, drainInbox()));
+      if (unavailable) handOff(run, unavailable);
+      else publish(id, s);
+      return;
+    }
+    case 'continue':
+      if (plan.results.length) s.transcript.push(toolResultMessage(plan.results, drainInbox()));
+      if (plan.shrinkContext) s.shrinkContext = true;
+      return;
+    case 'empty':
+      s.emptyReplies += 1;
+      if (s.emptyReplies > MAX_EMPTY_REPLIES) {
+        handOff(run, `the model gave ${s.emptyReplies} empty replies in a row`);
+        return;
+      }
+      appendUserText(s.transcript, [{ type: 'text', text: EMPTY_REPLY_NUDGE }]);
+      return;
+    case 'refused':
+      handOff(run, `the model declined to answer${plan.text ? `: ${plan.text.slice(0, 300)}` : ''}`);
+      return;
+    case 'reply':
+      s.lastReply = plan.text;
+      s.awaiting = 'customer';
+      return;
+  }
+}
