@@ -4,6 +4,7 @@ import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from
 import type { Pool } from 'pg';
 import { createActivities } from './activities';
 import { loadConfig, type Config } from './config';
+import { kindOf } from './errors';
 import { migrate } from './db/migrate';
 import { openDatabase } from './db/pool';
 import { selectModel } from './model/select';
@@ -122,17 +123,36 @@ export async function startInProcessWorker(deps: Omit<WorkerDeps, 'connection'>)
 }
 
 /**
+ * Runs `start` until it succeeds, waiting out an unreachable dependency (an UnavailableError)
+ * with backoff for up to `budgetMs`, as a restart or failover of Postgres or Temporal takes:
+ * a worker started during an outage waits for it instead of exiting. Other errors fail at once.
+ */
+export async function untilAvailable<T>(what: string, start: () => Promise<T>, budgetMs: number, log: (line: string) => void): Promise<T> {
+  const deadline = Date.now() + budgetMs;
+  for (let wait = 1_000; ; wait = Math.min(wait * 2, 15_000)) {
+    try {
+      return await start();
+    } catch (error) {
+      if (kindOf(error) !== 'unavailable' || Date.now() + wait > deadline) throw error;
+      log(`casework worker: ${what} is not reachable yet (${(error as Error).message}); trying again in ${wait / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+/**
  * `casework worker`: opens Postgres (migrating it), picks the model, connects to Temporal and
  * polls until SIGINT or SIGTERM, then drains in-flight tasks and closes everything. With
  * CASEWORK_METRICS_PORT set it serves /metrics and /healthz there while it runs.
  */
 export async function runWorker(config: Config = loadConfig(), log: (line: string) => void = console.log): Promise<void> {
-  const db = await openDatabase(config);
+  const budgetMs = config.CASEWORK_OUTAGE_BUDGET_SECONDS * 1000;
+  const db = await untilAvailable('Postgres', () => openDatabase(config), budgetMs, log);
   try {
-    await migrate(db.admin);
+    await untilAvailable('Postgres', () => migrate(db.admin), budgetMs, log);
     const model = selectModel(config);
     const embedder = selectEmbedder(config);
-    const connection = await connectWorker(config);
+    const connection = await untilAvailable('Temporal', () => connectWorker(config), budgetMs, log);
     try {
       const worker = await createWorker({ config, connection, pool: db.app, model, embedder, workflowBundlePath: config.CASEWORK_WORKFLOW_BUNDLE });
       let endpoint: MetricsEndpoint | undefined;

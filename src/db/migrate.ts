@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { PROJECT_ROOT } from '../config';
+import { mapPgError } from './errors';
 
 /** Folder of numbered migrations: 001_name.sql, 002_name.sql, … (beside src/, whether run from source or from dist/). */
 export const MIGRATIONS_DIR = join(PROJECT_ROOT, 'migrations');
@@ -41,7 +42,11 @@ export function listMigrations(dir = MIGRATIONS_DIR): { id: string; file: string
  * two workers starting at once do not race. Returns the ids applied now.
  */
 export async function migrate(pool: Pool, dir = MIGRATIONS_DIR): Promise<string[]> {
-  const client = await pool.connect();
+  const client = await pool.connect().catch((error: unknown) => {
+    throw mapPgError(error);
+  });
+  // A connection lost mid-migration fails the query in flight; the client's own event must not crash the process.
+  client.on('error', () => undefined);
   const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock(7233001)');

@@ -51,7 +51,13 @@ export async function openDatabase(config: Config, options: { dataDir?: string }
     url = embedded.url;
   }
   const admin = openPool(url, 2);
-  await checkReachable(admin, url);
+  try {
+    await checkReachable(admin, url);
+  } catch (error) {
+    await admin.end().catch(() => undefined);
+    await embedded?.stop();
+    throw error;
+  }
   // The embedded server runs every connection in one Postgres session, so a role set on
   // connect would leak into the admin pool; there withCustomer's SET LOCAL ROLE alone applies.
   const app = openPool(url, config.CASEWORK_DB_POOL_SIZE, embedded ? undefined : APP_ROLE);
@@ -77,6 +83,10 @@ export async function withCustomer<T>(pool: Pool, customerId: string, fn: (clien
   const client = await pool.connect().catch((error: unknown) => {
     throw mapPgError(error);
   });
+  // A connection that dies while checked out emits 'error' on the client, not the pool; unheard,
+  // it would crash the process. The query in flight fails anyway, and is mapped below.
+  const ignore = () => undefined;
+  client.on('error', ignore);
   try {
     await client.query('BEGIN');
     // Transaction-local, so it holds even where sessions are shared (the embedded server).
@@ -89,6 +99,7 @@ export async function withCustomer<T>(pool: Pool, customerId: string, fn: (clien
     await client.query('ROLLBACK').catch(() => undefined);
     throw mapPgError(error);
   } finally {
+    client.off('error', ignore);
     client.release();
   }
 }
