@@ -64,6 +64,8 @@ export function describeStatus(status: InvestigationStatus, options: { uiUrl?: s
     lines.push(`needs a person since ${status.handOff.at} (step ${status.handOff.step}): ${status.handOff.reason}`);
     lines.push(`  carry on: casework resume ${status.workflowId} --by <name>   or answer: casework reply ${status.workflowId} --by <name> --text "…"`);
   }
+  const r = status.recoveredFrom;
+  if (r) lines.push(`recovered from ${r.runStatus} run ${r.runId} at ${r.at} (transcript ${r.transcript.replace('_', ' ')})`);
   if (options.steps && status.steps.length) lines.push('', ...stepTable(status.steps), '');
   lines.push(totalsLine(status));
   if (status.lastReply) lines.push('', 'last reply:', ...status.lastReply.split('\n').map((l) => `  ${l}`));

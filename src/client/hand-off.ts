@@ -1,14 +1,14 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { NotFoundError, RefusedError } from '../errors';
-import type { InvestigationStatus } from '../schemas/investigation';
+import type { BrokenRun, InvestigationStatus } from '../schemas/investigation';
+import { brokenRunOf } from './recovery';
 import { humanReplyUpdate, resumeUpdate, statusQuery } from '../workflows/investigation-api';
 
 // What a person does with a case that needs a person (status needs_human): ask the
 // investigation to carry on, or answer the customer themselves. Both go through validated
 // updates, so a case that is not waiting for a person refuses with the reason.
 
-/** How a closed run ended, when it did not end well: a bug, reported as such. */
-export type BrokenRun = 'FAILED' | 'TERMINATED' | 'TIMED_OUT' | 'CANCELED';
+export type { BrokenRun } from '../schemas/investigation';
 
 async function update<T>(workflowId: string, fn: () => Promise<T>): Promise<T> {
   try {
@@ -45,10 +45,15 @@ export async function readStatusOrBroken(client: Client, workflowId: string): Pr
     throw error;
   }
   const state = description.status.name;
-  const status = await handle.query(statusQuery).catch(() => undefined);
-  const broken = (['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELED'] as const).find((s) => s === state);
+  let queryError: unknown;
+  const status = await handle.query(statusQuery).catch((error: unknown) => {
+    queryError = error;
+    return undefined;
+  });
+  const broken = brokenRunOf(state);
   if (status) return broken ? { ...status, brokenRun: broken } : status;
-  if (!broken) throw new NotFoundError(`investigation ${workflowId} did not answer its status query`);
+  // A run that works but did not answer (still starting, no worker): the caller hears why.
+  if (!broken) throw queryError;
   // A run that broke before it answered anything: report what Temporal knows.
   return {
     workflowId,

@@ -1,14 +1,16 @@
 import { CaseworkError, NotFoundError, NotYetError, UnavailableError } from '../errors';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Pool } from 'pg';
 import { admitEvent, EventRefusedError, markDelivered } from '../db/tickets';
 import { processMetrics } from '../observability/metrics';
 import type { TicketEvent } from '../schemas/event';
 import { investigationId } from '../schemas/event';
-import type { InvestigationSettings, InvestigationStatus, RefundDecision } from '../schemas/investigation';
+import type { InvestigationSettings, InvestigationStatus, RecoveredFrom, RefundDecision } from '../schemas/investigation';
 import { SA } from '../schemas/search-attributes';
 import { closeTicketSignal, customerMessageSignal, decideRefundUpdate, statusQuery } from '../workflows/investigation-api';
 import { investigation } from '../workflows/investigation';
+import { brokenRunOf, recoverBrokenRun, type Recovery } from './recovery';
 
 // The operations the CLI and the HTTP endpoint share: one place that knows how a ticket event
 // becomes a workflow start or signal, and how a person reads and decides an investigation.
@@ -79,6 +81,8 @@ export interface Delivered {
   action: 'started_or_signalled' | 'closed';
   /** True when the event had already been delivered: it was answered as delivered and nothing was sent to Temporal. */
   duplicate: boolean;
+  /** Set when the ticket's run was broken (FAILED, TERMINATED, …) and this event started a run recovering it. */
+  recovered?: RecoveredFrom;
 }
 
 /**
@@ -111,10 +115,48 @@ async function send(client: Client, event: TicketEvent, workflowId: string, opti
     const described = await handle.describe();
     return { workflowId, runId: described.runId, action: 'closed', duplicate: false };
   }
+  // A ticket seen before has a closed run: one that ended well is reopened by a fresh run (its
+  // case is in the customer's memory), a broken one is recovered (client/recovery.ts). The first
+  // attempt refuses to start over any closed run, so a broken run is never silently replaced.
+  let attempt: StartAttempt = { policy: WorkflowIdReusePolicy.REJECT_DUPLICATE };
+  for (let tries = 0; ; tries++) {
+    try {
+      return await signalWithStartInvestigation(client, event, workflowId, options, attempt);
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError) || tries >= 3) throw error;
+    }
+    // Between the refusal and here another event may have started a run: then it is signalled.
+    const closed = await client.workflow.getHandle(workflowId).describe();
+    const broken = brokenRunOf(closed.status.name);
+    if (!broken) {
+      attempt = { policy: WorkflowIdReusePolicy.ALLOW_DUPLICATE };
+      continue;
+    }
+    const recovery = await recoverBrokenRun(client, workflowId, closed.runId, broken);
+    processMetrics().runsRecovered.inc({ from: broken, transcript: recovery.recovered.transcript });
+    attempt = { policy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY, recovery };
+  }
+}
+
+/** How one signal-with-start may start a run over a closed one, and what a recovered run carries. */
+interface StartAttempt {
+  policy: WorkflowIdReusePolicy;
+  recovery?: Recovery;
+}
+
+async function signalWithStartInvestigation(
+  client: Client,
+  event: TicketEvent,
+  workflowId: string,
+  options: { taskQueue: string; settings: InvestigationSettings },
+  attempt: StartAttempt,
+): Promise<Delivered> {
+  const recovered = attempt.recovery ? { carried: attempt.recovery.carried, recovered: attempt.recovery.recovered } : {};
   const handle = await client.workflow.signalWithStart(investigation, {
     workflowId,
     taskQueue: options.taskQueue,
-    args: [{ ticketId: event.ticketId, customerId: event.customerId, settings: options.settings }],
+    workflowIdReusePolicy: attempt.policy,
+    args: [{ ticketId: event.ticketId, customerId: event.customerId, settings: options.settings, ...recovered }],
     signal: customerMessageSignal,
     signalArgs: [{ eventId: event.eventId, customerId: event.customerId, message: event.message, receivedAt: event.receivedAt }],
     typedSearchAttributes: [
@@ -122,9 +164,11 @@ async function send(client: Client, event: TicketEvent, workflowId: string, opti
       { key: SA.ticketId, value: event.ticketId },
     ],
     staticSummary: `Ticket ${event.ticketId} from ${event.customerId}`,
-    staticDetails: `Support investigation for ticket ${event.ticketId}, opened by event ${event.eventId} at ${event.receivedAt}.`,
+    staticDetails:
+      `Support investigation for ticket ${event.ticketId}, opened by event ${event.eventId} at ${event.receivedAt}.` +
+      (attempt.recovery ? ` Recovered from ${attempt.recovery.recovered.runStatus} run ${attempt.recovery.recovered.runId}.` : ''),
   });
-  return { workflowId, runId: handle.signaledRunId, action: 'started_or_signalled', duplicate: false };
+  return { workflowId, runId: handle.signaledRunId, action: 'started_or_signalled', duplicate: false, ...(attempt.recovery ? { recovered: attempt.recovery.recovered } : {}) };
 }
 
 async function mapNotFound<T>(workflowId: string, fn: () => Promise<T>): Promise<T> {

@@ -42,6 +42,7 @@ export const METRIC = {
   investigationsOpen: 'casework_investigations_open',
   visibilityErrors: 'casework_visibility_count_errors_total',
   eventsRefused: 'casework_events_refused_total',
+  runsRecovered: 'casework_runs_recovered_total',
 } as const;
 
 /** casework's metrics and the registry they are exported from. */
@@ -104,6 +105,13 @@ export class CaseworkMetrics {
     name: METRIC.eventsRefused,
     help: "Ticket events refused at the gate before reaching Temporal, by reason: ticket_owner (another customer's ticket) or event_reused (an event id sent again with another body).",
     labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly runsRecovered = new Counter({
+    name: METRIC.runsRecovered,
+    help: "Broken investigation runs (FAILED, TERMINATED, TIMED_OUT, CANCELED: a bug) replaced by a recovered run on the ticket's next event, by how the run ended and how much of its transcript was carried (carried, from_history, unavailable).",
+    labelNames: ['from', 'transcript'] as const,
     registers: [this.registry],
   });
 

@@ -109,6 +109,23 @@ export interface StepRecord {
   context_event?: string;
 }
 
+/** How a closed run ended when it did not end well: a bug (what casework expects becomes needs_human, not a broken run). */
+export type BrokenRun = 'FAILED' | 'TERMINATED' | 'TIMED_OUT' | 'CANCELED';
+
+/** Where a recovered run came from: the broken run it replaces and how much of its conversation it carries. */
+export interface RecoveredFrom {
+  runId: string;
+  runStatus: BrokenRun;
+  /** When the next event started the recovered run. */
+  at: string;
+  /**
+   * carried: the broken run's whole state (its status query, replayed); from_history: rebuilt
+   * from its history (the last model request, the messages it received); unavailable: nothing
+   * could be read, the conversation starts again.
+   */
+  transcript: 'carried' | 'from_history' | 'unavailable';
+}
+
 /** Everything a run carries into its continuation (continue-as-new). JSON-safe. */
 export interface CarriedState {
   transcript: MessageParam[];
@@ -145,6 +162,10 @@ export interface CarriedState {
   shrinkContext: boolean;
   /** Empty replies in a row this turn; past a few, a person takes over. */
   emptyReplies: number;
+  /** Every recovery from a broken run, the latest last. */
+  recoveries: RecoveredFrom[];
+  /** Shown as the next step's context event (e.g. the run was recovered), then cleared. */
+  contextEventDue: string | null;
 }
 
 /** The one input object of the Investigation workflow. */
@@ -154,6 +175,8 @@ export interface InvestigationInput {
   customerId: string;
   settings: InvestigationSettings;
   carried?: CarriedState;
+  /** Set when this run replaces a broken one (FAILED, TERMINATED, …); `carried` then holds what could be read of it. */
+  recovered?: RecoveredFrom;
 }
 
 /** The status query's answer. */
@@ -176,4 +199,6 @@ export interface InvestigationStatus {
   /** The open hand-over, when a person must act (status needs_human). */
   handOff: HandOff | null;
   refunds: PaidRefund[];
+  /** The broken run this investigation was last recovered from, if any. */
+  recoveredFrom?: RecoveredFrom | null;
 }

@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { InboxMessage, InvestigationStatus, RefundDecision } from '../schemas/investigation';
+import type { CarriedState, InboxMessage, InvestigationStatus, RefundDecision } from '../schemas/investigation';
 
 /** A customer's message (the first one starts the case; later ones are follow-ups). */
 export const customerMessageSignal = defineSignal<[InboxMessage]>('customerMessage');
@@ -15,3 +15,5 @@ export const statusQuery = defineQuery<InvestigationStatus>('status');
 export const resumeUpdate = defineUpdate<{ resumed: true }, [{ by: string; note?: string }]>('resume');
 /** A person answers the customer of a case that needs a person; the reply is the customer's answer. */
 export const humanReplyUpdate = defineUpdate<{ replied: true }, [{ by: string; text: string }]>('reply');
+/** The whole state a run would carry into its continuation: read from a broken run (replayed) to recover it. */
+export const carriedStateQuery = defineQuery<CarriedState>('carriedState');

@@ -5,7 +5,8 @@ import type { InboxMessage, InvestigationInput, InvestigationStatus } from '../s
 import { activitiesFor } from './activities';
 import { closeCase } from './close-case';
 import { handOff, installHandOffHandlers, resolveOnClose, resumeOnCustomerMessage } from './hand-off';
-import { closeTicketSignal, customerMessageSignal, statusQuery } from './investigation-api';
+import { carriedStateQuery, closeTicketSignal, customerMessageSignal, statusQuery } from './investigation-api';
+import { markRecovered } from './recovery';
 import { installDecisionHandlers, pendingDecision, settleDecision, watchApproval } from './refund-approval';
 import { publish, startingState, statusOf, type Run } from './state';
 import { afterReply, failureText, modelStep } from './turn';
@@ -32,6 +33,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
   let stepsThisRun = 0;
 
   setHandler(statusQuery, () => statusOf(id, s));
+  setHandler(carriedStateQuery, () => s);
   setHandler(customerMessageSignal, (message: InboxMessage) => {
     if (s.seenEventIds.includes(message.eventId)) return;
     if (message.customerId !== id.customerId) {
@@ -48,8 +50,10 @@ export async function investigation(input: InvestigationInput): Promise<Investig
   installHandOffHandlers(run);
   const watch = () => void watchApproval(s, settings);
   if (s.pending) watch();
+  if (input.recovered) markRecovered(run, input.recovered);
 
-  if (!input.carried) {
+  // A recovered run whose broken predecessor never loaded the customer's memory loads it now.
+  if (!input.carried || (input.recovered && s.memoryBlock === null)) {
     publish(id, s);
     // The first event may be any ticket event (signal-with-start): wait for the customer's words.
     await condition(() => s.inbox.length > 0 || closeRequested);
@@ -101,7 +105,8 @@ export async function investigation(input: InvestigationInput): Promise<Investig
 
     if (mustContinueAsNew()) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof investigation>({ ...input, carried: { ...s, runsSoFar: s.runsSoFar + 1 } });
+      // The recovery was this run's; its continuation only carries the record of it (s.recoveries).
+      await continueAsNew<typeof investigation>({ ticketId: input.ticketId, customerId: input.customerId, settings, carried: { ...s, runsSoFar: s.runsSoFar + 1 } });
     }
 
     if (s.turnSteps >= settings.maxSteps) {

@@ -42,6 +42,8 @@ export function freshState(): CarriedState {
     refunds: [],
     shrinkContext: false,
     emptyReplies: 0,
+    recoveries: [],
+    contextEventDue: null,
   };
 }
 
@@ -92,6 +94,7 @@ export function statusOf(id: RunIdentity, s: CarriedState): InvestigationStatus 
     transcriptMessages: s.transcript.length,
     continuedAsNew: s.runsSoFar,
     refunds: s.refunds,
+    recoveredFrom: s.recoveries[s.recoveries.length - 1] ?? null,
   };
 }
 

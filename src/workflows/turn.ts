@@ -18,6 +18,9 @@ import { runTool } from './tool-dispatch';
 /** Empty replies in a row a turn tolerates before a person takes over. */
 const MAX_EMPTY_REPLIES = 2;
 
+/** Context events of one step, in the order they happened; undefined when none. */
+const joinEvents = (...events: (string | null | undefined)[]) => events.filter((e): e is string => Boolean(e)).join('; ') || undefined;
+
 /** Why an activity failed: the failure's own words, for operators (never the customer). */
 export const failureText = (error: ActivityFailure) => (error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : error.message);
 
@@ -48,7 +51,14 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
     const cost = costOf(reply.usage, settings.prices);
     s.totals = addUsage(s.totals, reply.usage);
     s.costUsd += cost;
-    s.steps.push({ step: s.step, tools: toolUses(reply.content).map((u) => u.name), usage: reply.usage, cost_usd: cost, context_event: contextEvent });
+    s.steps.push({
+      step: s.step,
+      tools: toolUses(reply.content).map((u) => u.name),
+      usage: reply.usage,
+      cost_usd: cost,
+      context_event: joinEvents(s.contextEventDue, contextEvent),
+    });
+    s.contextEventDue = null;
     const message = assistantMessage(reply);
     if (message) appendAssistant(s.transcript, message);
     return reply;

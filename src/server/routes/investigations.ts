@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
-import { decideRefund, InvestigationNotFoundError, readStatus } from '../../client/investigations';
+import { readStatusOrBroken } from '../../client/hand-off';
+import { decideRefund, InvestigationNotFoundError } from '../../client/investigations';
+import { NotFoundError } from '../../errors';
 import { investigationId } from '../../schemas/event';
 import { describeIssues } from '../../schemas/issues';
 import { mayDecideAs, mayReadAll, soleApprover, type Principal } from '../auth';
@@ -29,12 +31,16 @@ export function workflowIdOf(segment: string, trace: Trace): string {
 
 const notFound = (workflowId: string) => new HttpError(404, `no investigation ${workflowId}`);
 
-/** GET /investigations/:id: the status query's answer; another customer's investigation is "not found". */
+/**
+ * GET /investigations/:id: the status query's answer, with `brokenRun` when the latest run
+ * FAILED, was TERMINATED, TIMED_OUT or CANCELED (a bug; the next event recovers it); another
+ * customer's investigation is "not found".
+ */
 export async function getInvestigation(ctx: RouteContext, principal: Principal, workflowId: string, trace: Trace): Promise<Answer> {
   const status = await ctx
-    .temporal('reading the status', () => readStatus(ctx.deps.client, workflowId))
+    .temporal('reading the status', () => readStatusOrBroken(ctx.deps.client, workflowId))
     .catch((error: Error) => {
-      if (error instanceof InvestigationNotFoundError) throw notFound(workflowId);
+      if (error instanceof NotFoundError) throw notFound(workflowId);
       // A run that has not finished its first workflow task yet has no query handler.
       if (error.name === 'QueryNotRegisteredError') {
         throw new HttpError(503, `investigation ${workflowId} is starting; ask again shortly`, { 'retry-after': '1' });

@@ -1,0 +1,135 @@
+import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { Client } from '@temporalio/client';
+import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
+import type { temporal } from '@temporalio/proto';
+import type { BrokenRun, CarriedState, InboxMessage, InvestigationInput, RecoveredFrom } from '../schemas/investigation';
+import { carriedStateQuery } from '../workflows/investigation-api';
+import { freshState } from '../workflows/state';
+
+// Recovering a broken run (FAILED, TERMINATED, TIMED_OUT, CANCELED: a bug, since casework turns
+// what it expects into needs_human). The ticket's next event starts a new run that carries what
+// can be read of the broken one, best source first:
+//   1. its carriedState query: Temporal replays the closed run on a worker and the run answers
+//      with its whole state, word for word (needs a worker, and code that replays);
+//   2. its history: the last model request's messages (what the model last saw, with the context
+//      blocks it led with), the model's reply to it, and every customer message the run received;
+//   3. nothing: the run starts fresh, still marked recovered ("transcript unavailable").
+
+/** How long the closed run's query may take: it needs a worker to replay the run. */
+const QUERY_TIMEOUT_MS = 15_000;
+
+/** The broken-run statuses, as Temporal names them. */
+export const BROKEN_RUNS: readonly BrokenRun[] = ['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELED'];
+
+/** The broken status of a closed run, or undefined for a run that ended well (or runs). */
+export function brokenRunOf(status: string): BrokenRun | undefined {
+  return BROKEN_RUNS.find((s) => s === status);
+}
+
+/** What a recovered run starts from. */
+export interface Recovery {
+  carried: CarriedState;
+  recovered: RecoveredFrom;
+}
+
+/** What a broken run's history tells, decoded: the facts stateFromHistory rebuilds a state from. */
+export interface HistoryFacts {
+  /** The run's input (a continued run's carries the state before it). */
+  input?: InvestigationInput;
+  /** The messages of the last investigate request it sent the model. */
+  lastRequest?: MessageParam[];
+  /** The model's reply to that request, when it came back. */
+  lastReply?: ContentBlockParam[];
+  /** Every customer message the run received, in order. */
+  received: InboxMessage[];
+}
+
+function withoutCacheMarks(messages: MessageParam[]): MessageParam[] {
+  return messages.map(
+    (m) =>
+      ({
+        ...m,
+        content:
+          typeof m.content === 'string'
+            ? m.content
+            : m.content.map((b) => {
+                if (!('cache_control' in b)) return b;
+                const { cache_control: _drop, ...rest } = b as ContentBlockParam & { cache_control?: unknown };
+                return rest;
+              }),
+      }) as MessageParam,
+  );
+}
+
+const textsOf = (messages: readonly MessageParam[]): string =>
+  messages.flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])))).join('\n');
+
+/**
+ * A state rebuilt from a broken run's history, or null when it holds nothing to carry. Pure.
+ * The transcript is the last model request (plus its reply), else the carried transcript the
+ * run started with; customer messages it received that the transcript does not hold wait in the
+ * inbox, so the recovered run answers them with the new one.
+ */
+export function stateFromHistory(facts: HistoryFacts): CarriedState | null {
+  const base: CarriedState = { ...freshState(), ...(facts.input?.carried ?? {}) };
+  if (!facts.input?.carried && !facts.lastRequest && facts.received.length === 0) return null;
+  let transcript = base.transcript;
+  if (facts.lastRequest && facts.lastRequest.length >= transcript.length) {
+    transcript = withoutCacheMarks(facts.lastRequest);
+    if (facts.lastReply?.length) transcript = [...transcript, { role: 'assistant', content: facts.lastReply }];
+  }
+  const held = textsOf(transcript);
+  const seen = new Set(base.seenEventIds);
+  const inbox = [...base.inbox];
+  for (const message of facts.received) {
+    if (seen.has(message.eventId)) continue;
+    seen.add(message.eventId);
+    if (!held.includes(message.message) && !inbox.some((m) => m.eventId === message.eventId)) inbox.push(message);
+  }
+  return { ...base, transcript, inbox, seenEventIds: [...seen] };
+}
+
+/** Decodes the facts stateFromHistory needs from one run's history. */
+async function readHistory(client: Client, workflowId: string, runId: string): Promise<HistoryFacts> {
+  const converter = client.options.loadedDataConverter;
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const facts: HistoryFacts = { received: [] };
+  let lastRequestEvent: string | undefined;
+  for (const event of (history.events ?? []) as temporal.api.history.v1.IHistoryEvent[]) {
+    const started = event.workflowExecutionStartedEventAttributes;
+    if (started) [facts.input] = (await decodeArrayFromPayloads(converter, started.input?.payloads)) as InvestigationInput[];
+    const signalled = event.workflowExecutionSignaledEventAttributes;
+    if (signalled?.signalName === 'customerMessage') {
+      const [message] = (await decodeArrayFromPayloads(converter, signalled.input?.payloads)) as InboxMessage[];
+      if (message) facts.received.push(message);
+    }
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityType?.name === 'callModel') {
+      const [request] = (await decodeArrayFromPayloads(converter, scheduled.input?.payloads)) as { purpose?: string; messages?: MessageParam[] }[];
+      if (request?.purpose === 'investigate' && request.messages) {
+        facts.lastRequest = request.messages;
+        facts.lastReply = undefined;
+        lastRequestEvent = String(event.eventId);
+      }
+    }
+    const completed = event.activityTaskCompletedEventAttributes;
+    if (completed && lastRequestEvent !== undefined && String(completed.scheduledEventId) === lastRequestEvent) {
+      const [reply] = (await decodeArrayFromPayloads(converter, completed.result?.payloads)) as { content?: ContentBlockParam[] }[];
+      facts.lastReply = reply?.content;
+    }
+  }
+  return facts;
+}
+
+/**
+ * What the run that replaces broken run `runId` starts from: the broken run's own state when it
+ * answers its carriedState query, else a state rebuilt from its history, else a fresh one.
+ */
+export async function recoverBrokenRun(client: Client, workflowId: string, runId: string, runStatus: BrokenRun, now = new Date()): Promise<Recovery> {
+  const from = (transcript: RecoveredFrom['transcript']): RecoveredFrom => ({ runId, runStatus, at: now.toISOString(), transcript });
+  const queried = await client.withDeadline(Date.now() + QUERY_TIMEOUT_MS, () => client.workflow.getHandle(workflowId, runId).query(carriedStateQuery)).catch(() => undefined);
+  if (queried && Array.isArray(queried.transcript)) return { carried: { ...freshState(), ...queried }, recovered: from('carried') };
+  const rebuilt = await readHistory(client, workflowId, runId).then(stateFromHistory, () => null);
+  if (rebuilt) return { carried: rebuilt, recovered: from('from_history') };
+  return { carried: freshState(), recovered: from('unavailable') };
+}

@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { readStatusOrBroken } from '../src/client/hand-off';
+import { deliverEvent } from '../src/client/investigations';
+import { stateFromHistory } from '../src/client/recovery';
+import { emptyCaseNotes } from '../src/schemas/case-notes';
+import { transcriptProblems } from '../src/context/transcript-check';
+import { investigationId, type TicketEvent } from '../src/schemas/event';
+import type { InvestigationStatus } from '../src/schemas/investigation';
+import type { ModelRequest } from '../src/schemas/model';
+import { startServer, type RunningServer } from '../src/server/start';
+import { investigation } from '../src/workflows/investigation';
+import { freshState } from '../src/workflows/state';
+import { unique } from './support/db';
+import { settingsWith, ticket } from './support/investigate';
+import { answer, json, scriptedModel } from './support/scripted-model';
+import { deliver, settle } from './support/scripted-run';
+import { seededWorker } from './support/temporal';
+
+// A run that FAILED, was TERMINATED or TIMED_OUT is a bug casework reports as such; the
+// ticket's next event starts a run that carries the old transcript and says it was recovered,
+// and the customer is answered. A run that ended well is reopened fresh, as before.
+
+const model = scriptedModel();
+const ctx = seededWorker({ model });
+const TRUSTED = 'tk_trusted_0123456789abcdef';
+let server: RunningServer | undefined;
+
+/** The HTTP server on the file's worker, started by the first test that calls it. */
+async function serve(): Promise<RunningServer> {
+  const config = { ...ctx.tw.config, CASEWORK_API_KEYS: `${TRUSTED}:*` };
+  server ??= await startServer({ client: ctx.tw.client, pool: ctx.tw.pool, config, log: () => undefined }, 0);
+  return server;
+}
+after(async () => {
+  await server?.close();
+});
+
+const http = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch((await serve()).url + path, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TRUSTED}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+};
+
+const textsOf = (messages: readonly MessageParam[]) =>
+  messages.flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])))).join('\n');
+const lastRequest = (id: string): ModelRequest => {
+  const sent = model.requests(id, 'investigate');
+  const last = sent[sent.length - 1];
+  assert.ok(last, `${id} sent the model nothing`);
+  return last;
+};
+const followUp = (first: TicketEvent, message: string): TicketEvent => ticket(first.customerId, message, { ticketId: first.ticketId, type: 'ticket.message' });
+
+async function runOf(id: string): Promise<{ runId: string; status: string }> {
+  const described = await ctx.tw.client.workflow.getHandle(id).describe();
+  return { runId: described.runId, status: described.status.name };
+}
+
+/** Checks the run that answered `status` is a recovery of `brokenRunId` that carries `firstMessage` and answered. */
+function assertRecovered(status: InvestigationStatus, id: string, brokenRunId: string, runStatus: string, firstMessage: string, reply: string): void {
+  assert.equal(status.recoveredFrom?.runId, brokenRunId);
+  assert.equal(status.recoveredFrom?.runStatus, runStatus);
+  assert.equal(status.recoveredFrom?.transcript, 'carried');
+  assert.deepEqual([status.status, status.lastReply], ['waiting_for_customer', reply], 'the customer is answered');
+  assert.match(status.steps[status.steps.length - 1]?.context_event ?? '', new RegExp(`recovered from ${runStatus} run ${brokenRunId}`));
+  const request = lastRequest(id);
+  const said = textsOf(request.messages);
+  assert.ok(said.includes(firstMessage), 'the recovered run carries the customer\u2019s first message');
+  assert.match(said, new RegExp(`stopped unexpectedly \\(its run was ${runStatus}\\)`), 'the model is told the conversation was recovered');
+  assert.deepEqual(transcriptProblems(request.messages), [], 'the carried transcript is a valid request');
+}
+
+describe('a broken run is recovered by the next event', () => {
+  test('a TERMINATED run is reported as such, and the next message starts a run carrying its transcript that says it was recovered', async () => {
+    const first = ticket('cust_dana', 'My parcel for order 5102 never arrived.');
+    const id = investigationId(first.ticketId);
+    model.script(id, [answer('I am checking with the courier.'), answer('Sorry for the delay on our side: the courier confirms it is on its way.')]);
+    await deliver(ctx.tw, model, first);
+    const broken = await runOf(id);
+    await ctx.tw.client.workflow.getHandle(id).terminate('a bug');
+
+    const reported = await readStatusOrBroken(ctx.tw.client, id);
+    assert.equal(reported.brokenRun, 'TERMINATED');
+    assert.equal(reported.lastReply, 'I am checking with the courier.', 'the broken run still shows what it had said');
+
+    const recovered = await deliver(ctx.tw, model, followUp(first, 'Any news?'));
+    const now = await runOf(id);
+    assert.notEqual(now.runId, broken.runId);
+    assert.equal(now.status, 'RUNNING');
+    assertRecovered(
+      recovered,
+      id,
+      broken.runId,
+      'TERMINATED',
+      'My parcel for order 5102 never arrived.',
+      'Sorry for the delay on our side: the courier confirms it is on its way.',
+    );
+    assert.ok(textsOf(lastRequest(id).messages).includes('I am checking with the courier.'), 'and its own earlier reply');
+    assert.equal((await readStatusOrBroken(ctx.tw.client, id)).brokenRun, undefined);
+  });
+
+  test('a TIMED_OUT run is recovered the same way, and the gate still refuses another customer', async () => {
+    const first = ticket('cust_dana', 'I was charged twice for order 5107.');
+    const id = investigationId(first.ticketId);
+    const reply = answer('I am looking at both charges.');
+    model.script(id, [reply, reply]);
+    // Started as deliverEvent starts it, with a run timeout: the run times out for real.
+    await ctx.tw.client.workflow.signalWithStart(investigation, {
+      workflowId: id,
+      taskQueue: ctx.tw.taskQueue,
+      workflowRunTimeout: '6s',
+      args: [{ ticketId: first.ticketId, customerId: first.customerId, settings: settingsWith() }],
+      signal: 'customerMessage',
+      signalArgs: [{ eventId: first.eventId, customerId: first.customerId, message: first.message, receivedAt: first.receivedAt }],
+    });
+    const brokenRunId = (await runOf(id)).runId;
+    for (let i = 0; (await runOf(id)).status !== 'TIMED_OUT'; i++) {
+      assert.ok(i < 600, 'the run timed out');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const recovered = await deliver(ctx.tw, model, followUp(first, 'Hello?'));
+    assertRecovered(recovered, id, brokenRunId, 'TIMED_OUT', 'I was charged twice for order 5107.', 'I am looking at both charges.');
+
+    const intruder = await http('POST', '/events', { ...followUp(first, 'mine now'), customerId: 'cust_other' });
+    assert.equal(intruder.status, 409);
+  });
+
+  test('over HTTP: the status route reports the broken run, and the next event recovers it', async () => {
+    const first = ticket('cust_dana', 'The courier says the address was wrong, it was not.');
+    const id = investigationId(first.ticketId);
+    model.script(id, [answer('I will check the address on the order.'), answer('Apologies for the wait: the address on the order is right.')]);
+    assert.equal((await http('POST', '/events', first)).status, 202);
+    await settle(ctx.tw, model, id);
+    const brokenRunId = (await runOf(id)).runId;
+    await ctx.tw.client.workflow.getHandle(id).terminate('a bug');
+
+    const shown = await http('GET', `/investigations/${id}`);
+    assert.deepEqual([shown.status, shown.body.brokenRun], [200, 'TERMINATED']);
+
+    assert.equal((await http('POST', '/events', followUp(first, 'Well?'))).status, 202);
+    const recovered = await settle(ctx.tw, model, id, 1);
+    assertRecovered(recovered, id, brokenRunId, 'TERMINATED', 'The courier says the address was wrong, it was not.', 'Apologies for the wait: the address on the order is right.');
+    const after = await http('GET', `/investigations/${id}`);
+    assert.deepEqual([after.body.brokenRun, after.body.recoveredFrom?.runId], [undefined, brokenRunId]);
+  });
+
+  test('a run that ended well is not recovered: the next event reopens the ticket with a fresh run', async () => {
+    const first = ticket('cust_dana', 'Where is order 5102? Reference zq-closed-run.');
+    const id = investigationId(first.ticketId);
+    const notes = { ...emptyCaseNotes(), order_ids: ['5102'], customer_problem: 'Asked where order 5102 is.' };
+    model.script(id, { replies: [answer('It is on its way.'), answer('Welcome back, how can I help?')], purposes: { compact: () => json(notes) } });
+    await deliver(ctx.tw, model, first);
+    await deliver(ctx.tw, model, { ...first, eventId: unique('evt'), type: 'ticket.closed', message: '' });
+    const closedRunId = (await runOf(id)).runId;
+    await deliverEvent(ctx.tw.client, ctx.tw.pool, followUp(first, 'One more question.'), { taskQueue: ctx.tw.taskQueue, settings: settingsWith() });
+    assert.notEqual((await runOf(id)).runId, closedRunId, 'a new run');
+    // A fresh run counts its steps from zero again.
+    const reopened = await settle(ctx.tw, model, id, 0);
+    assert.equal(reopened.recoveredFrom, null);
+    assert.equal(reopened.lastReply, 'Welcome back, how can I help?');
+    assert.ok(!textsOf(lastRequest(id).messages).includes('zq-closed-run'), 'the fresh run does not carry the closed conversation');
+  });
+});
+
+describe('rebuilding a broken run from its history', () => {
+  const request: MessageParam[] = [
+    { role: 'user', content: [{ type: 'text', text: 'Parcel 5102 is missing.', cache_control: { type: 'ephemeral' } }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'Let me look.' }] },
+    { role: 'user', content: [{ type: 'text', text: 'Thanks.' }] },
+  ];
+  const message = (eventId: string, text: string) => ({ eventId, customerId: 'cust_dana', message: text, receivedAt: '2026-01-01T00:00:00.000Z' });
+
+  test('carries the last model request and its reply, without cache marks; messages it did not hold wait in the inbox', () => {
+    const state = stateFromHistory({
+      lastRequest: request,
+      lastReply: [{ type: 'text', text: 'Found it.' }],
+      received: [message('e1', 'Parcel 5102 is missing.'), message('e2', 'Thanks.'), message('e3', 'Also, order 5107?')],
+    });
+    assert.ok(state);
+    assert.equal(state.transcript.length, 4);
+    assert.deepEqual(state.transcript[0], { role: 'user', content: [{ type: 'text', text: 'Parcel 5102 is missing.' }] });
+    assert.deepEqual(state.transcript[3], { role: 'assistant', content: [{ type: 'text', text: 'Found it.' }] });
+    assert.deepEqual(
+      state.inbox.map((m) => m.eventId),
+      ['e3'],
+    );
+    assert.deepEqual(state.seenEventIds, ['e1', 'e2', 'e3']);
+  });
+
+  test('a run that carried a state in keeps it when it never called the model; nothing at all is unavailable', () => {
+    const carried = { ...freshState(), transcript: request, seenEventIds: ['e1', 'e2'] };
+    const state = stateFromHistory({ input: { ticketId: 'T', customerId: 'cust_dana', settings: settingsWith(), carried }, received: [message('e2', 'Thanks.')] });
+    assert.deepEqual([state?.transcript, state?.inbox], [request, []]);
+    assert.equal(stateFromHistory({ input: { ticketId: 'T', customerId: 'cust_dana', settings: settingsWith() }, received: [] }), null);
+  });
+});
