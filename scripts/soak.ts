@@ -325,7 +325,7 @@ async function main(): Promise<number> {
     const visit = async (c: Case) => {
       if (!c.delivered) {
         if (Date.now() < c.startAt) return;
-        const ok = await attempt(client, 10_000, () => deliverEvent(client, null, c.created, { taskQueue, settings }));
+        const ok = await attempt(client, 10_000, () => deliverEvent(client, db.admin, c.created, { taskQueue, settings }));
         if (ok) {
           c.delivered = true;
           say(`started ${c.workflowId} (${c.story})`);
@@ -385,7 +385,7 @@ async function main(): Promise<number> {
           message: '',
           receivedAt: new Date().toISOString(),
         };
-        if (await attempt(client, 10_000, () => deliverEvent(client, null, closed, { taskQueue, settings }))) c.closeSent = true;
+        if (await attempt(client, 10_000, () => deliverEvent(client, db.admin, closed, { taskQueue, settings }))) c.closeSent = true;
       }
     };
 
