@@ -130,6 +130,22 @@ describe('a broken run is recovered by the next event', () => {
     assert.equal(intruder.status, 409);
   });
 
+  test('a CANCELLED run is reported and recovered too', async () => {
+    const first = ticket('cust_dana', 'Please cancel nothing: where is order 5102?');
+    const id = investigationId(first.ticketId);
+    model.script(id, [answer('Checking now.'), answer('Sorry for the delay: it arrives tomorrow.')]);
+    await deliver(ctx.tw, model, first);
+    const broken = await runOf(id);
+    await ctx.tw.client.workflow.getHandle(id).cancel();
+    for (let i = 0; (await runOf(id)).status !== 'CANCELLED'; i++) {
+      assert.ok(i < 300, 'the run was cancelled');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal((await readStatusOrBroken(ctx.tw.client, id)).brokenRun, 'CANCELLED');
+    const recovered = await deliver(ctx.tw, model, followUp(first, 'Hello again.'));
+    assertRecovered(recovered, id, broken.runId, 'CANCELLED', 'Please cancel nothing: where is order 5102?', 'Sorry for the delay: it arrives tomorrow.');
+  });
+
   test('over HTTP: the status route reports the broken run, and the next event recovers it', async () => {
     const first = ticket('cust_dana', 'The courier says the address was wrong, it was not.');
     const id = investigationId(first.ticketId);

@@ -32,7 +32,7 @@ export function replyAsPerson(client: Client, workflowId: string, input: { by: s
 
 /**
  * The status of an investigation whose latest run may have ended badly: the status query's
- * answer, with `brokenRun` set when the run FAILED, was TERMINATED, TIMED_OUT or CANCELED —
+ * answer, with `brokenRun` set when the run FAILED, was TERMINATED, TIMED_OUT or CANCELLED —
  * a bug (a failure casework expects becomes needs_human, not a failed run).
  */
 export async function readStatusOrBroken(client: Client, workflowId: string): Promise<InvestigationStatus & { brokenRun?: BrokenRun }> {

@@ -6,20 +6,24 @@ import type { BrokenRun, CarriedState, InboxMessage, InvestigationInput, Recover
 import { carriedStateQuery } from '../workflows/investigation-api';
 import { freshState } from '../workflows/state';
 
-// Recovering a broken run (FAILED, TERMINATED, TIMED_OUT, CANCELED: a bug, since casework turns
+// Recovering a broken run (FAILED, TERMINATED, TIMED_OUT, CANCELLED: a bug, since casework turns
 // what it expects into needs_human). The ticket's next event starts a new run that carries what
 // can be read of the broken one, best source first:
 //   1. its carriedState query: Temporal replays the closed run on a worker and the run answers
 //      with its whole state, word for word (needs a worker, and code that replays);
 //   2. its history: the last model request's messages (what the model last saw, with the context
 //      blocks it led with), the model's reply to it, and every customer message the run received;
-//   3. nothing: the run starts fresh, still marked recovered ("transcript unavailable").
+//   3. nothing (the history holds nothing to carry): the run starts fresh, still marked
+//      recovered ("transcript unavailable").
 
-/** How long the closed run's query may take: it needs a worker to replay the run. */
-const QUERY_TIMEOUT_MS = 15_000;
+/**
+ * How long the closed run's query may take: it needs a worker to replay the run. Short, so the
+ * history can still be read within the HTTP route's own Temporal deadline (5 s).
+ */
+const QUERY_TIMEOUT_MS = 4_000;
 
-/** The broken-run statuses, as Temporal names them. */
-export const BROKEN_RUNS: readonly BrokenRun[] = ['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELED'];
+/** The broken-run statuses, as Temporal's client names them (CANCELLED with two Ls). */
+export const BROKEN_RUNS: readonly BrokenRun[] = ['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED'];
 
 /** The broken status of a closed run, or undefined for a run that ended well (or runs). */
 export function brokenRunOf(status: string): BrokenRun | undefined {
@@ -129,7 +133,9 @@ export async function recoverBrokenRun(client: Client, workflowId: string, runId
   const from = (transcript: RecoveredFrom['transcript']): RecoveredFrom => ({ runId, runStatus, at: now.toISOString(), transcript });
   const queried = await client.withDeadline(Date.now() + QUERY_TIMEOUT_MS, () => client.workflow.getHandle(workflowId, runId).query(carriedStateQuery)).catch(() => undefined);
   if (queried && Array.isArray(queried.transcript)) return { carried: { ...freshState(), ...queried }, recovered: from('carried') };
-  const rebuilt = await readHistory(client, workflowId, runId).then(stateFromHistory, () => null);
+  // A history Temporal cannot serve now fails the delivery (retryable): starting the run without
+  // it would lose a conversation that is still there.
+  const rebuilt = stateFromHistory(await readHistory(client, workflowId, runId));
   if (rebuilt) return { carried: rebuilt, recovered: from('from_history') };
   return { carried: freshState(), recovered: from('unavailable') };
 }

@@ -110,7 +110,7 @@ export class CaseworkMetrics {
 
   readonly runsRecovered = new Counter({
     name: METRIC.runsRecovered,
-    help: "Broken investigation runs (FAILED, TERMINATED, TIMED_OUT, CANCELED: a bug) replaced by a recovered run on the ticket's next event, by how the run ended and how much of its transcript was carried (carried, from_history, unavailable).",
+    help: "Broken investigation runs (FAILED, TERMINATED, TIMED_OUT, CANCELLED: a bug) replaced by a recovered run on the ticket's next event, by how the run ended and how much of its transcript was carried (carried, from_history, unavailable).",
     labelNames: ['from', 'transcript'] as const,
     registers: [this.registry],
   });

@@ -110,7 +110,7 @@ export interface StepRecord {
 }
 
 /** How a closed run ended when it did not end well: a bug (what casework expects becomes needs_human, not a broken run). */
-export type BrokenRun = 'FAILED' | 'TERMINATED' | 'TIMED_OUT' | 'CANCELED';
+export type BrokenRun = 'FAILED' | 'TERMINATED' | 'TIMED_OUT' | 'CANCELLED';
 
 /** Where a recovered run came from: the broken run it replaces and how much of its conversation it carries. */
 export interface RecoveredFrom {

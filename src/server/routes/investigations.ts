@@ -33,7 +33,7 @@ const notFound = (workflowId: string) => new HttpError(404, `no investigation ${
 
 /**
  * GET /investigations/:id: the status query's answer, with `brokenRun` when the latest run
- * FAILED, was TERMINATED, TIMED_OUT or CANCELED (a bug; the next event recovers it); another
+ * FAILED, was TERMINATED, TIMED_OUT or CANCELLED (a bug; the next event recovers it); another
  * customer's investigation is "not found".
  */
 export async function getInvestigation(ctx: RouteContext, principal: Principal, workflowId: string, trace: Trace): Promise<Answer> {
