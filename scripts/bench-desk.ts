@@ -21,7 +21,7 @@ import { startDeskStandin } from '../src/dev/desk-standin';
 const fixture = (name: string) => readFileSync(join(__dirname, '..', 'test', 'fixtures', 'desk', name));
 
 function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 function timeAccept(count: number, run: (i: number) => WebhookResult): { p50: number; p95: number; p99: number } {

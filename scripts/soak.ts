@@ -208,7 +208,7 @@ async function main(): Promise<number> {
     // ---- The plan: starts spread out so the kills land while investigations are running.
     const spacingMs = Math.min(8_000, Math.max(500, (options.kills * 9_000) / options.investigations));
     const cases: Case[] = Array.from({ length: options.investigations }, (_, index) => {
-      const story = STORIES[index % STORIES.length];
+      const story = STORIES[index % STORIES.length]!;
       const { event, customerId } = exampleEvent(story, index, runTag);
       return {
         index,
@@ -423,7 +423,7 @@ async function main(): Promise<number> {
         if (!held.length || outageInProgress) continue;
         const waiting = cases.filter((c) => c.delivered && !c.settled).length;
         const undelivered = cases.filter((c) => !c.delivered).length;
-        const oldest = Date.now() - held[0].since;
+        const oldest = Date.now() - held[0]!.since;
         if (held.length >= approvalBatch || oldest > 30_000 || (undelivered === 0 && held.length >= waiting)) {
           const batch = held.splice(0);
           say(`approving ${batch.length} held refund requests at once, then cutting Postgres`);

@@ -102,11 +102,11 @@ describe('codec server protocol', () => {
     const encoded = await post('/encode', [json({ note: 'refund order A-77' })]);
     assert.equal(encoded.status, 200);
     const { payloads } = (await encoded.json()) as { payloads: { metadata: Record<string, string>; data: string }[] };
-    assert.equal(Buffer.from(payloads[0].metadata['encryption-key-id'], 'base64').toString(), 'current');
-    assert.ok(!Buffer.from(payloads[0].data, 'base64').toString('latin1').includes('A-77'));
+    assert.equal(Buffer.from(payloads[0]!.metadata['encryption-key-id']!, 'base64').toString(), 'current');
+    assert.ok(!Buffer.from(payloads[0]!.data, 'base64').toString('latin1').includes('A-77'));
     const decoded = await post('/decode', payloads.map(fromJson));
     const back = ((await decoded.json()) as { payloads: { metadata: Record<string, string>; data: string }[] }).payloads.map(fromJson);
-    assert.deepEqual(defaultPayloadConverter.fromPayload(back[0]), { note: 'refund order A-77' });
+    assert.deepEqual(defaultPayloadConverter.fromPayload(back[0]!), { note: 'refund order A-77' });
   });
 
   test('answers only under …/encode and …/decode, at any depth, and only to POST', async () => {
@@ -151,18 +151,18 @@ describe('codec server protocol', () => {
 
   test('says which key id it lacks when a payload was encrypted under a key it does not hold', async () => {
     const [foreign] = await new EncryptionCodec(keyringOf([{ id: 'retired-2024', key: randomBytes(32) }], 'environment')).encode([json('x')]);
-    const answer = await post('/decode', [foreign]);
+    const answer = await post('/decode', [foreign!]);
     assert.equal(answer.status, 422);
     assert.match(((await answer.json()) as { error: string }).error, /key id "retired-2024"/);
   });
 
   test('resolves a payload stored by reference and shows its decoded contents', async () => {
     const [encrypted] = await new EncryptionCodec(keyring).encode([json({ tool_result: 'tracking 1Z999 '.repeat(200) })]);
-    const [reference] = await new ExternalStorageRunner(storage).store([encrypted]);
-    assert.ok(Buffer.from(reference.metadata!['messageType']).toString().includes('ExternalStorageReference'));
-    const answer = await post('/decode', [reference]);
+    const [reference] = await new ExternalStorageRunner(storage).store([encrypted!]);
+    assert.ok(Buffer.from(reference!.metadata!['messageType']!).toString().includes('ExternalStorageReference'));
+    const answer = await post('/decode', [reference!]);
     const back = ((await answer.json()) as { payloads: { metadata: Record<string, string>; data: string }[] }).payloads.map(fromJson);
-    assert.match(defaultPayloadConverter.fromPayload<{ tool_result: string }>(back[0]).tool_result, /^tracking 1Z999/);
+    assert.match(defaultPayloadConverter.fromPayload<{ tool_result: string }>(back[0]!).tool_result, /^tracking 1Z999/);
   });
 
   test('reports each request to its audit hook without payload contents', () => {

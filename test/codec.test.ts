@@ -28,12 +28,12 @@ describe('encryption codec', () => {
   test('encrypts a payload so neither its words nor its original encoding show, and decrypts it back', async () => {
     const codec = new EncryptionCodec(keyringOf([key('k1')], 'environment'));
     const [encrypted] = await codec.encode([json(secret)]);
-    assert.equal(meta(encrypted, 'encoding'), ENCRYPTED_ENCODING);
-    assert.equal(meta(encrypted, KEY_ID_METADATA), 'k1');
-    for (const word of ['4111', 'A-1042', 'dana@example.com', 'json/plain']) assert.ok(!text(encrypted).includes(word), `${word} is visible`);
-    const [decrypted] = await codec.decode([encrypted]);
-    assert.deepEqual(defaultPayloadConverter.fromPayload(decrypted), secret);
-    assert.equal(meta(decrypted, 'encoding'), 'json/plain');
+    assert.equal(meta(encrypted!, 'encoding'), ENCRYPTED_ENCODING);
+    assert.equal(meta(encrypted!, KEY_ID_METADATA), 'k1');
+    for (const word of ['4111', 'A-1042', 'dana@example.com', 'json/plain']) assert.ok(!text(encrypted!).includes(word), `${word} is visible`);
+    const [decrypted] = await codec.decode([encrypted!]);
+    assert.deepEqual(defaultPayloadConverter.fromPayload(decrypted!), secret);
+    assert.equal(meta(decrypted!, 'encoding'), 'json/plain');
   });
 
   test('after a rotation new payloads use the newest key and old ones still decode', async () => {
@@ -43,15 +43,15 @@ describe('encryption codec', () => {
     const [old] = await before.encode([json('written before the rotation')]);
     const after = new EncryptionCodec(keyringOf([k1, k2], 'environment'));
     const [fresh] = await after.encode([json('written after')]);
-    assert.equal(meta(fresh, KEY_ID_METADATA), '2026-06');
-    assert.equal(defaultPayloadConverter.fromPayload((await after.decode([old]))[0]), 'written before the rotation');
-    assert.equal(defaultPayloadConverter.fromPayload((await after.decode([fresh]))[0]), 'written after');
+    assert.equal(meta(fresh!, KEY_ID_METADATA), '2026-06');
+    assert.equal(defaultPayloadConverter.fromPayload((await after.decode([old!]))[0]!), 'written before the rotation');
+    assert.equal(defaultPayloadConverter.fromPayload((await after.decode([fresh!]))[0]!), 'written after');
   });
 
   test('refuses a payload under a key it does not hold, naming the key id', async () => {
     const [payload] = await new EncryptionCodec(keyringOf([key('retired-2025')], 'environment')).encode([json('x')]);
     const codec = new EncryptionCodec(keyringOf([key('current')], 'environment'));
-    await assert.rejects(codec.decode([payload]), (error: Error) => {
+    await assert.rejects(codec.decode([payload!]), (error: Error) => {
       assert.ok(error instanceof UnknownKeyError);
       assert.match(error.message, /key id "retired-2025"/);
       assert.match(error.message, /it has: current/);
@@ -63,10 +63,10 @@ describe('encryption codec', () => {
     const a = key('a');
     const codec = new EncryptionCodec(keyringOf([a, { id: 'b', key: a.key }], 'environment'));
     const [payload] = await codec.encode([json('refund 50 EUR')]);
-    const altered = { ...payload, data: Uint8Array.from(payload.data!, (byte, i) => (i === 20 ? byte ^ 1 : byte)) };
+    const altered = { ...payload, data: Uint8Array.from(payload!.data!, (byte, i) => (i === 20 ? byte ^ 1 : byte)) };
     await assert.rejects(codec.decode([altered]), DecryptionError);
     // Same key material under another id: the id is authenticated, so the swap is caught.
-    const relabelled = { ...payload, metadata: { ...payload.metadata, [KEY_ID_METADATA]: Buffer.from('a') } };
+    const relabelled = { ...payload, metadata: { ...payload!.metadata, [KEY_ID_METADATA]: Buffer.from('a') } };
     const [underB] = await new EncryptionCodec(keyringOf([{ id: 'b', key: a.key }], 'environment')).encode([json('refund 50 EUR')]);
     await assert.rejects(codec.decode([{ ...underB, metadata: relabelled.metadata }]), DecryptionError);
   });
@@ -75,12 +75,12 @@ describe('encryption codec', () => {
     const ring = keyringOf([key('k')], 'environment');
     const derived = new EncryptionCodec(ring, 'derived');
     const [x1, x2, y] = await derived.encode([json('same'), json('same'), json('other')]);
-    assert.deepEqual(Buffer.from(x1.data!), Buffer.from(x2.data!));
-    assert.notDeepEqual(Buffer.from(x1.data!).subarray(0, 12), Buffer.from(y.data!).subarray(0, 12));
+    assert.deepEqual(Buffer.from(x1!.data!), Buffer.from(x2!.data!));
+    assert.notDeepEqual(Buffer.from(x1!.data!).subarray(0, 12), Buffer.from(y!.data!).subarray(0, 12));
     const random = new EncryptionCodec(ring, 'random');
     const [r1, r2] = await random.encode([json('same'), json('same')]);
-    assert.notDeepEqual(Buffer.from(r1.data!), Buffer.from(r2.data!));
-    assert.equal(defaultPayloadConverter.fromPayload((await derived.decode([r1]))[0]), 'same');
+    assert.notDeepEqual(Buffer.from(r1!.data!), Buffer.from(r2!.data!));
+    assert.equal(defaultPayloadConverter.fromPayload((await derived.decode([r1!]))[0]!), 'same');
   });
 
   test('passes payloads that were never encrypted through decode untouched', async () => {

@@ -102,9 +102,9 @@ describe('Zendesk webhooks', () => {
     assert.deepEqual([...ids], ['zendesk-comment-30064117810589']);
     const recent = createRecentDeliveries(100);
     const [eventId] = ids;
-    assert.equal(recent.has(eventId), false);
-    recent.remember(eventId);
-    assert.equal(recent.has(eventId), true);
+    assert.equal(recent.has(eventId!), false);
+    recent.remember(eventId!);
+    assert.equal(recent.has(eventId!), true);
   });
 
   it('takes the customer from the mapping of the comment author, never from the message text', () => {

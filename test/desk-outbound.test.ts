@@ -52,9 +52,9 @@ describe('posting to Zendesk', () => {
     });
     const ticket = standin.ticket(ticketId)!;
     const [first, customerReply, note] = ticket.comments;
-    assert.equal(first.author_id, 8001);
-    assert.deepEqual([customerReply.public, customerReply.body], [true, 'Sorry about the mug. A refund is on its way for approval.']);
-    assert.equal(note.public, false);
+    assert.equal(first!.author_id, 8001);
+    assert.deepEqual([customerReply!.public, customerReply!.body], [true, 'Sorry about the mug. A refund is on its way for approval.']);
+    assert.equal(note!.public, false);
     assert.equal(ticket.status, 'pending');
     assert.ok(ticket.tags.includes('casework_awaiting_approval'));
     const thread = formatThread(standin, ticketId);
@@ -214,10 +214,10 @@ describe('posting to Intercom and Freshdesk', () => {
     assert.equal((await client.post(post)).outcome, 'already_posted');
     const posts = fake.calls.filter((c) => c.method === 'POST');
     assert.equal(posts.length, 1);
-    assert.equal(posts[0].url, 'https://api.intercom.io/conversations/147/reply');
-    assert.deepEqual(Object.keys(posts[0].body as object).sort(), ['admin_id', 'body', 'message_type', 'type']);
-    assert.deepEqual([(posts[0].body as Record<string, string>).message_type, (posts[0].body as Record<string, string>).type], ['comment', 'admin']);
-    assert.match((posts[0].body as { body: string }).body, new RegExp(idempotencyKey(post)));
+    assert.equal(posts[0]!.url, 'https://api.intercom.io/conversations/147/reply');
+    assert.deepEqual(Object.keys(posts[0]!.body as object).sort(), ['admin_id', 'body', 'message_type', 'type']);
+    assert.deepEqual([(posts[0]!.body as Record<string, string>).message_type, (posts[0]!.body as Record<string, string>).type], ['comment', 'admin']);
+    assert.match((posts[0]!.body as { body: string }).body, new RegExp(idempotencyKey(post)));
     await client.post({ ...post, kind: 'note', sequence: 1 });
     assert.equal((fake.calls.at(-1)!.body as { message_type: string }).message_type, 'note');
   });
@@ -239,7 +239,7 @@ describe('posting to Intercom and Freshdesk', () => {
     assert.deepEqual(writes, ['POST /api/v2/tickets/42/reply ', 'POST /api/v2/tickets/42/notes ', 'PUT /api/v2/tickets/42 ']);
     assert.equal((fake.calls.find((c) => c.url.endsWith('/notes'))!.body as { private: boolean }).private, true);
     assert.deepEqual(fake.calls.find((c) => c.method === 'PUT')!.body, { status: 3 });
-    assert.match(fake.calls[0].headers.authorization, /^Basic /);
+    assert.match(fake.calls[0]!.headers.authorization!, /^Basic /);
   });
 });
 
@@ -280,7 +280,7 @@ describe('the generic outbound webhook', () => {
       assert.equal((await client.post(post)).outcome, 'already_posted');
       assert.equal(new Set(received.map((r) => r.id)).size, 1);
       assert.ok(received.every((r) => r.valid));
-      assert.deepEqual(received[0].body, {
+      assert.deepEqual(received[0]!.body, {
         id: idempotencyKey(post),
         type: 'casework.reply',
         workflow_id: 'investigation-T-1001',

@@ -72,7 +72,7 @@ describe('POST /webhooks/:desk', () => {
     for (let i = 0; i < 5; i++) statuses.push((await post('/webhooks/zendesk')).status);
     assert.deepEqual(statuses, [202, 200, 200, 200, 200]);
     assert.equal(delivered.length, 1);
-    assert.equal(delivered[0].event.eventId, 'zendesk-comment-30064117810589');
+    assert.equal(delivered[0]!.event.eventId, 'zendesk-comment-30064117810589');
   });
 
   it('starts nothing for a bad signature or a replay, and counts each by reason', async () => {

@@ -44,8 +44,8 @@ describe('documented replies keep the conversation valid', () => {
     assert.equal(done.lastReply, 'Hello, how can I help?');
     const sent = model.requests(id, 'investigate');
     assert.equal(sent.length, 2);
-    assert.ok(lastUserTexts(sent[1]).includes(EMPTY_REPLY_NUDGE));
-    assert.deepEqual(transcriptProblems(sent[1].messages), []);
+    assert.ok(lastUserTexts(sent[1]!).includes(EMPTY_REPLY_NUDGE));
+    assert.deepEqual(transcriptProblems(sent[1]!.messages), []);
   });
 
   test('a tool call cut off by max_tokens is never run; it is answered with an error saying why', async () => {
@@ -54,8 +54,8 @@ describe('documented replies keep the conversation valid', () => {
     const done = await run(event);
     assert.equal(done.lastReply, 'Noted.');
     assert.deepEqual(done.agentNotes, { found: [], ruled_out: [], to_do: [] }, 'the cut-off write_notes did not run');
-    const result = lastToolResults(model.requests(id, 'investigate')[1])[0];
-    assert.deepEqual([result.tool_use_id, result.content, result.is_error], [cut.id, CUT_OFF_TOOL_USE, true]);
+    const result = lastToolResults(model.requests(id, 'investigate')[1]!)[0];
+    assert.deepEqual([result!.tool_use_id, result!.content, result!.is_error], [cut.id, CUT_OFF_TOOL_USE, true]);
   });
 
   test('pause_turn is sent back as it is and the model carries on; thinking blocks go back exactly as returned', async () => {
@@ -64,9 +64,9 @@ describe('documented replies keep the conversation valid', () => {
     const done = await run(event);
     assert.equal(done.lastReply, 'It is on its way.');
     const second = model.requests(id, 'investigate')[1];
-    const last = second.messages[second.messages.length - 1];
-    assert.equal(last.role, 'assistant', 'the paused reply is continued from where it stopped');
-    assert.deepEqual((last.content as unknown[])[0], { type: 'thinking', thinking: 'the customer wants a status', signature: (thought as { signature: string }).signature });
+    const last = second!.messages[second!.messages.length - 1];
+    assert.equal(last!.role, 'assistant', 'the paused reply is continued from where it stopped');
+    assert.deepEqual((last!.content as unknown[])[0], { type: 'thinking', thinking: 'the customer wants a status', signature: (thought as { signature: string }).signature });
   });
 });
 

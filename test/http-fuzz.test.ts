@@ -135,7 +135,7 @@ test('every request gets exactly one complete answer, never a 500, and its log l
       // Requests Node's parser refuses (a bad request line, headers too large) are answered before the app sees them: no log line.
       const newLines = logs.slice(logged);
       assert.ok(newLines.length <= 1, `${newLines.length} log lines for one request`);
-      if (newLines.length === 1) assert.equal(newLines[0].status, answer.status, 'the log line says the status that was sent');
+      if (newLines.length === 1) assert.equal(newLines[0]!.status, answer.status, 'the log line says the status that was sent');
       // (and an Expect other than 100-continue is 417, by Node itself).
       else assert.ok([400, 414, 417, 431].includes(answer.status), `${m} ${p.slice(0, 80)} answered ${answer.status} without reaching the app`);
     }),

@@ -83,7 +83,7 @@ describe('the hosted embeddings adapter', () => {
     assert.equal(request.path, '/voyage/v1/embeddings');
     assert.deepEqual(request.body, { input: ['ab', 'abcd'], model: MODELS.voyage, input_type: 'query' });
     assert.equal(vectors.length, 2);
-    assert.ok(vectors[1][0] > vectors[0][0], 'the longer text comes second, as sent');
+    assert.ok(vectors[1]![0]! > vectors[0]![0]!, 'the longer text comes second, as sent');
     for (const v of vectors) assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-9);
     assert.equal(embedder.id, 'voyage:voyage-3.5');
     assert.equal(embedder.dimensions, 3);
@@ -93,7 +93,7 @@ describe('the hosted embeddings adapter', () => {
     const embedder = createHttpEmbedder({ api: 'openai', model: MODELS.openai, apiKey: KEY, baseUrl: `${base}/openai/v1/`, dimensions: 3, sleep: noSleep });
     const [v] = await embedder.embed(['hello'], 'document');
     assert.deepEqual(seen.at(-1)!.body, { input: ['hello'], model: MODELS.openai, encoding_format: 'float', dimensions: 3 });
-    assert.equal(v.length, 3);
+    assert.equal(v!.length, 3);
     assert.equal(embedder.id, 'openai:text-embedding-3-small@3', 'the requested length is part of the id, so changing it re-embeds');
   });
 
@@ -121,7 +121,7 @@ describe('the hosted embeddings adapter', () => {
     const embedder = createHttpEmbedder({ api: 'openai', model: MODELS.openai, apiKey: KEY, baseUrl: `${base}/openai/v1`, sleep: async (ms) => waits.push(ms) });
     queue.push({ status: 429, headers: { 'retry-after': '2' }, body: { error: { message: 'rate limited' } } }, { status: 503, body: { error: { message: 'overloaded' } } });
     const [v] = await embedder.embed(['hello'], 'document');
-    assert.equal(v.length, 3);
+    assert.equal(v!.length, 3);
     assert.deepEqual(waits, [2000, 500]);
   });
 

@@ -59,8 +59,8 @@ describe('recall by meaning', () => {
     const plain = createMemoryActivities({ pool: db.app, now: () => clock });
     const words = await plain.recall({ name: 'recall', input: { query: 'does she have animals at home?' }, context: context(customer) });
     assert.doesNotMatch(words.content, /two cats/, 'full-text alone does not find it');
-    assert.match((await recall(customer, 'does she have animals at home?'))[0], /two cats/);
-    assert.match((await recall(customer, 'what kind of business does she own?'))[0], /bakery/);
+    assert.match((await recall(customer, 'does she have animals at home?'))[0]!, /two cats/);
+    assert.match((await recall(customer, 'what kind of business does she own?'))[0]!, /bakery/);
   });
 
   it("still finds exact words and numbers first, and never another customer's note", async () => {
@@ -70,7 +70,7 @@ describe('recall by meaning', () => {
     await say(customer, 'The parcel for order 5102 arrived late');
     await say(other, 'The parcel for order 4471 was lost by the courier');
     const found = await recall(customer, 'order 4471');
-    assert.match(found[0], /4471 was left at the wrong building/);
+    assert.match(found[0]!, /4471 was left at the wrong building/);
     assert.ok(
       found.every((text) => !/lost by the courier/.test(text)),
       'row-level security scopes both lists',
@@ -108,7 +108,7 @@ describe('recall by meaning', () => {
       { embedding_model: embedder.id, dims: 384 },
       { embedding_model: embedder.id, dims: 384 },
     ]);
-    assert.match((await recall(customer, 'does she have animals at home?'))[0], /two cats/);
+    assert.match((await recall(customer, 'does she have animals at home?'))[0]!, /two cats/);
     assert.equal((await reindexMemory({ admin: db.admin, app: db.app, embedder, customerId: customer })).notes, 0, 'a second run has nothing to do');
   });
 
@@ -124,7 +124,7 @@ describe('recall by meaning', () => {
       closedOn: '2026-10-02',
     });
     const found = await recall(customer, 'was a package ever delivered to the incorrect address?');
-    assert.match(found[0], /order 4471; Parcel left at the wrong building; resolution: refunded in full/);
+    assert.match(found[0]!, /order 4471; Parcel left at the wrong building; resolution: refunded in full/);
   });
 });
 

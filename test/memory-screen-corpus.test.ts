@@ -33,7 +33,7 @@ describe('the privacy screen against its labelled corpus', () => {
       it(`refuses as ${sentence.category}: ${sentence.text}`, () => {
         const finding = findSensitive(sentence.text);
         assert.equal(finding?.category, sentence.category);
-        assert.match(finding.reason, NAMES_ITS_KIND[sentence.category]);
+        assert.match(finding.reason, NAMES_ITS_KIND[sentence.category]!);
         assert.ok(!finding.reason.toLowerCase().includes(sentence.detail.toLowerCase()), 'the reason never repeats what it refused');
         const redacted = redactSensitive(`Order checked. ${sentence.text}. Closed.`);
         assert.ok(!redacted.includes(sentence.detail), redacted);

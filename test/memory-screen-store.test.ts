@@ -100,7 +100,7 @@ describe('nothing memory stores holds what the screen refuses', () => {
       result.commitments.map((c) => c.text),
       ['Send the replacement to Block B'],
     );
-    assert.match(result.skipped[0], /another person's personal details/);
+    assert.match(result.skipped[0]!, /another person's personal details/);
     const { cases, all } = await storedText(customer);
     assert.equal(cases.length, Math.ceil(sentences.length / 24) + 1);
     assert.ok(!all.includes('hunter2'), all);
@@ -115,7 +115,7 @@ describe('nothing memory stores holds what the screen refuses', () => {
   it('refuses a correction that would put a password into a note', async () => {
     const customer = unique('cust');
     await remember(customer, 'Prefers email');
-    const [{ note_id }] = (await withCustomer(db.app, customer, (c) => c.query<{ note_id: string }>('SELECT note_id FROM memory_notes'))).rows;
+    const { note_id } = (await withCustomer(db.app, customer, (c) => c.query<{ note_id: string }>('SELECT note_id FROM memory_notes'))).rows[0]!;
     await assert.rejects(correctNote(db.app, customer, note_id, 'Prefers email; pwd: Tr0ub4dor&3'), /Not changed: it contains a password/);
     assert.deepEqual((await storedText(customer)).notes, ['Prefers email']);
   });

@@ -110,7 +110,7 @@ describe('remember(): a note supersedes another only when it truly replaces it',
       offline: false,
       async create(request) {
         requests.push(request);
-        const ids = [...JSON.parse(/<notes>([\s\S]*)<\/notes>/.exec(JSON.stringify(request.messages).replace(/\\"/g, '"'))![1]).older].map((o: { id: number }) => o.id);
+        const ids = [...JSON.parse(/<notes>([\s\S]*)<\/notes>/.exec(JSON.stringify(request.messages).replace(/\\"/g, '"'))![1]!).older].map((o: { id: number }) => o.id);
         const text = JSON.stringify({ verdicts: ids.map((id: number) => ({ id, verdict, reason: 'test' })) });
         return {
           id: 'msg',

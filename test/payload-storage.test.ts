@@ -39,10 +39,10 @@ describe('Postgres storage driver', () => {
     const driver = new PostgresStorageDriver(db.app);
     const payload = big('order A-1');
     const [claim] = await driver.store(ctx, [payload]);
-    assert.equal(claim.claimData.sha256, toBlob(payload).sha256);
-    const [back] = await driver.retrieve({}, [claim]);
-    assert.deepEqual(defaultPayloadConverter.fromPayload(back), defaultPayloadConverter.fromPayload(payload));
-    const row = (await db.admin.query('SELECT workflow_id, namespace FROM payload_blobs WHERE sha256 = $1', [claim.claimData.sha256])).rows[0];
+    assert.equal(claim!.claimData.sha256, toBlob(payload).sha256);
+    const [back] = await driver.retrieve({}, [claim!]);
+    assert.deepEqual(defaultPayloadConverter.fromPayload(back!), defaultPayloadConverter.fromPayload(payload));
+    const row = (await db.admin.query('SELECT workflow_id, namespace FROM payload_blobs WHERE sha256 = $1', [claim!.claimData.sha256])).rows[0];
     assert.deepEqual(row, { workflow_id: 'investigation-T-1', namespace: 'default' });
   });
 
@@ -53,7 +53,7 @@ describe('Postgres storage driver', () => {
     const first = await driver.store(ctx, [payload, payload]);
     const retry = await driver.store(ctx, [payload]);
     assert.equal(await rowCount(), before + 1);
-    assert.equal(first[0].claimData.sha256, retry[0].claimData.sha256);
+    assert.equal(first[0]!.claimData.sha256, retry[0]!.claimData.sha256);
     assert.equal(first.length, 2);
   });
 
@@ -61,11 +61,11 @@ describe('Postgres storage driver', () => {
     const driver = new PostgresStorageDriver(db.app);
     const payload = big('kept alive by a newer run');
     const [claim] = await driver.store(ctx, [payload]);
-    const stamp = async () => (await db.admin.query('SELECT last_stored_at, xmin::text AS version FROM payload_blobs WHERE sha256 = $1', [claim.claimData.sha256])).rows[0];
+    const stamp = async () => (await db.admin.query('SELECT last_stored_at, xmin::text AS version FROM payload_blobs WHERE sha256 = $1', [claim!.claimData.sha256])).rows[0];
     const first = await stamp();
     await driver.store(ctx, [payload]);
     assert.deepEqual(await stamp(), first, 'a retry within the hour does not write the row');
-    await db.admin.query("UPDATE payload_blobs SET last_stored_at = now() - interval '40 days' WHERE sha256 = $1", [claim.claimData.sha256]);
+    await db.admin.query("UPDATE payload_blobs SET last_stored_at = now() - interval '40 days' WHERE sha256 = $1", [claim!.claimData.sha256]);
     await driver.store(ctx, [payload]);
     const refreshed = await stamp();
     assert.ok(Date.now() - new Date(refreshed.last_stored_at).getTime() < 60_000, 'the old blob is marked as stored now');
@@ -80,8 +80,8 @@ describe('Postgres storage driver', () => {
   test('a blob whose bytes were altered in the database is refused, not decoded', async () => {
     const driver = new PostgresStorageDriver(db.app);
     const [claim] = await driver.store(ctx, [big('tamper me')]);
-    await db.admin.query("UPDATE payload_blobs SET bytes = bytes || '\\x00'::bytea, size_bytes = size_bytes + 1 WHERE sha256 = $1", [claim.claimData.sha256]);
-    await assert.rejects(driver.retrieve({}, [claim]), /is corrupt/);
+    await db.admin.query("UPDATE payload_blobs SET bytes = bytes || '\\x00'::bytea, size_bytes = size_bytes + 1 WHERE sha256 = $1", [claim!.claimData.sha256]);
+    await assert.rejects(driver.retrieve({}, [claim!]), /is corrupt/);
   });
 
   test('through the data converter, what is stored is ciphertext and the history keeps a small reference', async () => {
@@ -90,15 +90,15 @@ describe('Postgres storage driver', () => {
     const runner = new ExternalStorageRunner(converter.externalStorage!);
     const secret = 'card 4111 1111 1111 1111 '.repeat(200);
     // The SDK's order: codecs encode first, then External Storage offloads.
-    const encrypted = await converter.payloadCodecs![0].encode([json({ secret }), json('small')]);
+    const encrypted = await converter.payloadCodecs![0]!.encode([json({ secret }), json('small')]);
     const [reference, small] = await runner.store(encrypted, { target: ctx.target });
-    const referenceBytes = temporal.api.common.v1.Payload.encode(reference).finish().length;
+    const referenceBytes = temporal.api.common.v1.Payload.encode(reference!).finish().length;
     assert.ok(referenceBytes < 300, `the reference is small (${referenceBytes} bytes)`);
     assert.equal(small, encrypted[1], 'a payload below the threshold stays inline');
     const stored = (await db.admin.query("SELECT bytes FROM payload_blobs WHERE position('4111'::bytea IN bytes) > 0")).rows;
     assert.equal(stored.length, 0, 'no stored blob holds the card number in clear');
-    const [back] = await converter.payloadCodecs![0].decode(await runner.retrieve([reference]));
-    assert.deepEqual(defaultPayloadConverter.fromPayload(back), { secret });
+    const [back] = await converter.payloadCodecs![0]!.decode(await runner.retrieve([reference!]));
+    assert.deepEqual(defaultPayloadConverter.fromPayload(back!), { secret });
   });
 });
 
@@ -129,8 +129,8 @@ describe('S3 storage driver', () => {
     const [claim] = await driver.store(ctx, [payload, payload]);
     await driver.store(ctx, [payload]);
     assert.equal(bucket.writes, 1);
-    assert.deepEqual([...bucket.objects.keys()], [`casework/payloads/${claim.claimData.sha256}`]);
-    assert.deepEqual(defaultPayloadConverter.fromPayload((await driver.retrieve({}, [claim]))[0]), defaultPayloadConverter.fromPayload(payload));
+    assert.deepEqual([...bucket.objects.keys()], [`casework/payloads/${claim!.claimData.sha256}`]);
+    assert.deepEqual(defaultPayloadConverter.fromPayload((await driver.retrieve({}, [claim!]))[0]!), defaultPayloadConverter.fromPayload(payload));
     await assert.rejects(driver.retrieve({}, [new StorageDriverClaim({ sha256: '0'.repeat(64) })]), MissingPayloadError);
   });
 
@@ -184,8 +184,8 @@ describe('S3 storage driver', () => {
       assert.equal(puts.length, 2);
       assert.ok(puts.every((r) => r.ifNoneMatch === '*' && r.signed));
       assert.equal(objects.size, 1);
-      assert.ok(objects.has(`/casework/casework/payloads/${claim.claimData.sha256}`));
-      assert.deepEqual(defaultPayloadConverter.fromPayload((await driver.retrieve({}, [claim]))[0]), defaultPayloadConverter.fromPayload(payload));
+      assert.ok(objects.has(`/casework/casework/payloads/${claim!.claimData.sha256}`));
+      assert.deepEqual(defaultPayloadConverter.fromPayload((await driver.retrieve({}, [claim!]))[0]!), defaultPayloadConverter.fromPayload(payload));
       await assert.rejects(driver.retrieve({}, [new StorageDriverClaim({ sha256: '1'.repeat(64) })]), MissingPayloadError);
     });
   });
@@ -203,6 +203,6 @@ describe('data converter', () => {
     const config = loadConfig({ CASEWORK_CODEC_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`, CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: '777' });
     const storage = dataConverterFor(config, db.app).externalStorage as ExternalStorage;
     assert.equal(storage.payloadSizeThreshold, 777);
-    assert.equal(storage.drivers[0].name, 'casework-postgres');
+    assert.equal(storage.drivers[0]!.name, 'casework-postgres');
   });
 });

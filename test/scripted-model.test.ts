@@ -80,7 +80,7 @@ describe('the scripted model serves scripts per workflow', () => {
       [b.content, a1.stop_reason, a2.content],
       [[{ type: 'text', text: 'b done', citations: null }], 'tool_use', [{ type: 'text', text: 'a done', citations: null }]],
     );
-    assert.equal(model.requests('investigation-a')[0].messages.length, 1, 'the recorded request is a copy, not the caller’s object');
+    assert.equal(model.requests('investigation-a')[0]!.messages.length, 1, 'the recorded request is a copy, not the caller’s object');
     assert.equal(model.requests('investigation-a').length, 2);
     assert.ok(a1.usage.input_tokens + a1.usage.cache_creation_input_tokens > 0 && a1.usage.output_tokens > 0, 'usage is filled in');
   });

@@ -89,8 +89,8 @@ describe('transcript invariants over random conversations', () => {
             id: `msg_${replyIndex}`,
             model: 'm',
             usage,
-            content: raw.content.map((b) => (b.type === 'tool_use' ? { ...b, id: `${b.id}_r${replyIndex}` } : b)),
-            stop_reason: raw.stop_reason,
+            content: raw!.content.map((b) => (b.type === 'tool_use' ? { ...b, id: `${b.id}_r${replyIndex}` } : b)),
+            stop_reason: raw!.stop_reason,
           };
           const plan = planReply(sent);
           const message = assistantMessage(sent);

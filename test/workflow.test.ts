@@ -90,7 +90,7 @@ describe('a whole investigation', () => {
     assert.equal(paused.lastReply, REVIEWING, 'the customer is answered while the refund waits');
     const pending = paused.pendingApproval!;
     assert.deepEqual({ order: pending.order_id, amount: pending.amount_cents, use: pending.tool_use_id }, { order: '5102', amount: 1500, use: askRefund.id });
-    const filed = JSON.parse(resultFor(model.requests(id, 'investigate')[2], askRefund.id).content);
+    const filed = JSON.parse(resultFor(model.requests(id, 'investigate')[2]!, askRefund.id).content);
     assert.deepEqual([filed.request_id, filed.status], [pending.request_id, 'awaiting_approval']);
     assert.equal(await requestStatus(pending.request_id), 'awaiting_approval');
     assert.deepEqual(await refundRows(pending.request_id), [], 'no refund before approval');
@@ -113,7 +113,7 @@ describe('a whole investigation', () => {
       [['get_order'], ['request_refund'], [], []],
       'the model did not have to call issue_refund',
     );
-    const note = decisionNote(model.requests(id, 'investigate')[3]);
+    const note = decisionNote(model.requests(id, 'investigate')[3]!);
     assert.deepEqual([note.request_id, note.decision, note.decided_by, note.refund?.amount_cents], [pending.request_id, 'approved', 'support-lead', 1500]);
     assert.deepEqual(
       done.refunds.map((r) => [r.request_id, r.amount_cents]),
@@ -151,11 +151,11 @@ describe('a whole investigation', () => {
     const done = await settle(ctx.tw, model, id, paused.step);
 
     const sent = model.requests(id, 'investigate');
-    const note = decisionNote(sent[2]);
+    const note = decisionNote(sent[2]!);
     assert.deepEqual([note.decision, note.reason, note.refund], ['denied', 'charge is a pre-authorisation', null]);
-    const refused = lastToolResults(sent[3])[0];
-    assert.equal(refused.is_error, true, 'issue_refund on a denied request is an error result');
-    assert.match(refused.content, /denied/);
+    const refused = lastToolResults(sent[3]!)[0];
+    assert.equal(refused!.is_error, true, 'issue_refund on a denied request is an error result');
+    assert.match(refused!.content, /denied/);
     assert.deepEqual(await refundRows(pending.request_id), []);
     assert.deepEqual(done.refunds, []);
     assert.equal(await requestStatus(pending.request_id), 'denied');
@@ -248,7 +248,7 @@ describe('tool failures and limits', () => {
     const done = await run(event);
     assert.equal(done.status, 'waiting_for_customer', 'the run goes on to the end of the turn');
     assert.equal(done.lastReply, 'Done.');
-    return resultFor(model.requests(id, 'investigate')[1], use.id);
+    return resultFor(model.requests(id, 'investigate')[1]!, use.id);
   }
 
   test('an unknown tool becomes an error result naming it, and the run goes on', async () => {
@@ -284,9 +284,9 @@ describe('tool failures and limits', () => {
     ];
     const { event, id } = scripted('Order 5102 never arrived.', [reply([text('Let me look at the order, payments and policy.'), ...uses]), answer('Found it.')]);
     const done = await run(event);
-    assert.deepEqual(done.steps[0].tools, ['get_order', 'get_payments', 'lookup_policy']);
+    assert.deepEqual(done.steps[0]!.tools, ['get_order', 'get_payments', 'lookup_policy']);
     const next = model.requests(id, 'investigate')[1];
-    const results = lastToolResults(next);
+    const results = lastToolResults(next!);
     assert.deepEqual(
       results.map((r) => r.tool_use_id),
       uses.map((u) => u.id),
@@ -295,7 +295,7 @@ describe('tool failures and limits', () => {
       results.every((r) => !r.is_error),
       JSON.stringify(results),
     );
-    assert.match(results[0].content, /5102/);
+    assert.match(results[0]!.content, /5102/);
   });
 
   test('the step cap hands the case to a person instead of looping on', async () => {
@@ -323,18 +323,18 @@ describe('the conversation', () => {
     assert.equal(followUp.lastReply, 'The refund takes 3-5 days.');
     const [, second, third] = model.requests(id, 'investigate');
     const strip = (m: unknown) => JSON.stringify(m).replace(/,"cache_control":\{"type":"ephemeral"\}/g, '');
-    assert.deepEqual(third.messages.slice(0, second.messages.length).map(strip), second.messages.map(strip), 'what was sent before is resent unchanged');
-    const tail = third.messages.slice(second.messages.length);
+    assert.deepEqual(third!.messages.slice(0, second!.messages.length).map(strip), second!.messages.map(strip), 'what was sent before is resent unchanged');
+    const tail = third!.messages.slice(second!.messages.length);
     assert.deepEqual(
       tail.map((m) => m.role),
       ['assistant', 'user'],
     );
     assert.deepEqual(
-      (tail[0].content as ContentBlockParam[]).map((b) => (b.type === 'text' ? b.text : b.type)),
+      (tail[0]!.content as ContentBlockParam[]).map((b) => (b.type === 'text' ? b.text : b.type)),
       ['I am looking into it.'],
     );
     assert.deepEqual(
-      (tail[1].content as ContentBlockParam[]).map((b) => (b.type === 'text' ? b.text : b.type)),
+      (tail[1]!.content as ContentBlockParam[]).map((b) => (b.type === 'text' ? b.text : b.type)),
       ['Customer message:\nWhen will I see the money?'],
     );
   });
@@ -347,7 +347,7 @@ describe('the conversation', () => {
     assert.equal(next.step, first.step + 1, 'only the new event made a step');
     const sent = model.requests(id, 'investigate');
     assert.equal(sent.length, 2);
-    const texts = JSON.stringify(sent[1].messages);
+    const texts = JSON.stringify(sent[1]!.messages);
     assert.equal(texts.split('Order 5102 never arrived.').length - 1, 1, 'the repeated message is in the conversation once');
   });
 
@@ -359,7 +359,7 @@ describe('the conversation', () => {
     assert.equal(closed.status, 'closed');
     const compaction = model.requests(id, 'compact');
     assert.equal(compaction.length, 1);
-    assert.match(JSON.stringify(compaction[0].messages), /Order 5102 never arrived\./);
+    assert.match(JSON.stringify(compaction[0]!.messages), /Order 5102 never arrived\./);
     const { rows } = await ctx.db.admin.query('SELECT ticket_id, order_ids, problem, resolution FROM memory_cases WHERE source_run = $1', [id]);
     assert.deepEqual(rows, [{ ticket_id: event.ticketId, order_ids: ['5102'], problem: notes.customer_problem, resolution: 'I have passed this on.' }]);
     assert.equal((await searchAttributes(id)).status, 'closed');
@@ -375,7 +375,7 @@ describe('clearing and the rules', () => {
       () => toolUse('lookup_policy', { topic: 'parcel marked delivered but not received' }),
       () => toolUse('get_earlier_tickets', { page: 1 }),
     ];
-    const uses = Array.from({ length: 25 }, (_, i) => tools[i % tools.length]());
+    const uses = Array.from({ length: 25 }, (_, i) => tools[i % tools.length]!());
     const notes = { ...emptyCaseNotes(), order_ids: ['5102'] };
     const { event, id } = scripted('Order 5102 never arrived.', { replies: [...uses.map((u) => calls(u)), answer('Done.')], purposes: { compact: () => json(notes) } });
     // Compaction is kept out of the way, so everything sent changes only by clearing.
@@ -384,8 +384,8 @@ describe('clearing and the rules', () => {
     const sent = model.requests(id, 'investigate');
     assert.equal(sent.length, 26);
 
-    const rules = JSON.stringify(sent[0].system);
-    assert.equal(sent[0].system[0].text, SYSTEM_PROMPT);
+    const rules = JSON.stringify(sent[0]!.system);
+    assert.equal(sent[0]!.system[0]!.text, SYSTEM_PROMPT);
     for (const request of sent) assert.equal(JSON.stringify(request.system), rules, 'the system prompt is byte-identical on every call');
 
     const batches = done.steps.filter((s) => s.context_event?.startsWith('cleared')).map((s) => s.step);
@@ -396,7 +396,7 @@ describe('clearing and the rules', () => {
     for (const request of sent) for (const r of allToolResults(request)) if (!original.has(r.tool_use_id)) original.set(r.tool_use_id, r.content);
     assert.ok(![...original.values()].includes(STUB), 'a result is sent in full before it is ever cleared');
 
-    const atTen = allToolResults(sent[9]);
+    const atTen = allToolResults(sent[9]!);
     assert.deepEqual(
       atTen.map((r) => r.tool_use_id),
       uses.slice(0, 9).map((u) => u.id),
@@ -407,16 +407,16 @@ describe('clearing and the rules', () => {
       [true, true, true, true, true, true, false, false, false],
       'all but the three newest are cleared',
     );
-    assert.ok(!allToolResults(sent[8]).some((r) => r.content === STUB), 'nothing is cleared before the first batch');
-    const atTwenty = allToolResults(sent[19]);
+    assert.ok(!allToolResults(sent[8]!).some((r) => r.content === STUB), 'nothing is cleared before the first batch');
+    const atTwenty = allToolResults(sent[19]!);
     assert.equal(atTwenty.filter((r) => r.content === STUB).length, 16);
     for (const r of atTwenty.filter((x) => x.content !== STUB)) assert.equal(r.content, original.get(r.tool_use_id), 'kept results are word for word');
 
     const strip = (m: unknown) => JSON.stringify(m).replace(/,"cache_control":\{"type":"ephemeral"\}/g, '');
     for (let i = 1; i < sent.length; i++) {
       if (batches.includes(i + 1)) continue;
-      const previous = sent[i - 1].messages.map(strip);
-      assert.deepEqual(sent[i].messages.slice(0, previous.length).map(strip), previous, `step ${i + 1} resends step ${i}'s messages unchanged`);
+      const previous = sent[i - 1]!.messages.map(strip);
+      assert.deepEqual(sent[i]!.messages.slice(0, previous.length).map(strip), previous, `step ${i + 1} resends step ${i}'s messages unchanged`);
     }
 
     // The workflow's own transcript kept every result: closing summarises it in full.

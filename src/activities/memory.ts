@@ -90,7 +90,7 @@ export function createMemoryActivities(deps: MemoryDeps) {
       const { customerId, now, message } = parsed.data;
       // The first message is embedded while the transaction reads the profile and cases.
       const text = message?.trim().slice(0, MAX_MESSAGE_CHARS);
-      const startSearch = text && hybrid ? hybrid.withVector(hybrid.embedder.embed([text], 'query').then(([v]) => v)) : search;
+      const startSearch = text && hybrid ? hybrid.withVector(hybrid.embedder.embed([text], 'query').then(([v]) => v!)) : search;
       const parts = await withCustomer(deps.pool, customerId, (client) => readStartMemory(client, { customerId, now, message: text, search: startSearch }));
       const rendered = renderMemoryBlock(parts);
       const { profile, recentCases, commitments, notes } = rendered.parts;

@@ -27,8 +27,8 @@ export function stepTable(steps: readonly StepRecord[], options: { toolsWidth?: 
     `$${s.cost_usd.toFixed(4)}`,
   ]);
   // A fixed tools column keeps rows printed one at a time (the demo) aligned with the header.
-  const widths = header.map((h, i) => Math.max(h.length, i === 1 ? (options.toolsWidth ?? 0) : 0, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const widths = header.map((h, i) => Math.max(h.length, i === 1 ? (options.toolsWidth ?? 0) : 0, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 1 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
 }
 

@@ -30,10 +30,10 @@ export function parseDeskCustomers(spec: string): Map<string, string> {
     const entry = raw.trim();
     if (!entry) continue;
     const match = /^(zendesk|intercom|freshdesk):([^=\s]+)=(\S+)$/.exec(entry);
-    if (!match || !CUSTOMER_ID.test(match[3])) {
+    if (!match || !CUSTOMER_ID.test(match[3]!)) {
       throw new Error(`CASEWORK_DESK_CUSTOMERS: "${entry}" is not desk:<requester>=<customer id> (desk one of zendesk, intercom, freshdesk)`);
     }
-    map.set(`${match[1]}:${match[2].toLowerCase()}`, match[3]);
+    map.set(`${match[1]}:${match[2]!.toLowerCase()}`, match[3]!);
   }
   return map;
 }

@@ -73,7 +73,7 @@ export function deskTicketId(desk: InboundDeskName, externalTicketId: string): s
 /** The desk and its ticket id behind a casework ticket id, or undefined for tickets from POST /events. */
 export function parseDeskTicketId(ticketId: string): { desk: InboundDeskName; externalTicketId: string } | undefined {
   const match = TICKET_ID.exec(ticketId);
-  return match ? { desk: match[1] as InboundDeskName, externalTicketId: match[2] } : undefined;
+  return match ? { desk: match[1] as InboundDeskName, externalTicketId: match[2]! } : undefined;
 }
 
 /** A ticket event before the customer is known: adapters build this, the lookup completes it. */

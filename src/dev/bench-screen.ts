@@ -92,7 +92,7 @@ export function scoreScreen(corpus: LabelledSentence[] = loadScreenCorpus()): { 
     const refused = row.refused_right + wrongly;
     return { ...row, refused_wrongly: wrongly, precision: refused ? row.refused_right / refused : 1 };
   });
-  return { rows: rows.map((r) => r.row), byCategory, misses: rows[rows.length - 1].misses };
+  return { rows: rows.map((r) => r.row), byCategory, misses: rows.at(-1)?.misses ?? [] };
 }
 
 const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
@@ -105,10 +105,10 @@ function table(rows: ScreenScore[], first: string): string[] {
       .filter((_, i) => perSet || ![1, 3, 7].includes(i))
       .map(String),
   );
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i].length)));
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => (cells[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
       .join('  ')
       .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];

@@ -3,6 +3,13 @@ import { BadInputError } from '../errors';
 /** The command line was wrong; the CLI prints the message and its usage, exit code 2. */
 export class UsageError extends BadInputError {}
 
+/** The one positional argument a command takes, or a UsageError with `message`. */
+export function onlyPositional(positionals: string[], message: string): string {
+  const [first] = positionals;
+  if (positionals.length !== 1 || first === undefined) throw new UsageError(message);
+  return first;
+}
+
 /** Every casework command, shown by `casework help` and on a usage error. */
 export const USAGE = `usage: casework <command>
 

@@ -134,7 +134,7 @@ export function createHttpEmbedder(options: HttpEmbedderOptions): Embedder {
     async embed(texts, purpose) {
       const vectors: number[][] = [];
       for (let i = 0; i < texts.length; i += batch) vectors.push(...(await request(texts.slice(i, i + batch), purpose)));
-      if (vectors.length) dimensions = vectors[0].length;
+      if (vectors.length) dimensions = vectors[0]!.length;
       return vectors;
     },
   };

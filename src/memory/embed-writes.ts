@@ -32,9 +32,9 @@ export async function embedRecordedCase(pool: Pool, embedder: Embedder, customer
   if (!texts.length) return 0;
   const vectors = await embedder.embed(texts, 'document');
   await withCustomer(pool, customerId, async (client) => {
-    for (const [i, c] of pending.cases.entries()) await setCaseEmbedding(client, { customerId, caseId: c.id, vector: vectors[i], model: embedder.id });
+    for (const [i, c] of pending.cases.entries()) await setCaseEmbedding(client, { customerId, caseId: c.id, vector: vectors[i]!, model: embedder.id });
     for (const [i, n] of pending.notes.entries()) {
-      await setNoteEmbedding(client, { customerId, noteId: n.id, vector: vectors[pending.cases.length + i], model: embedder.id });
+      await setNoteEmbedding(client, { customerId, noteId: n.id, vector: vectors[pending.cases.length + i]!, model: embedder.id });
     }
   });
   return texts.length;

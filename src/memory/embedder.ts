@@ -27,6 +27,6 @@ export function normalise(v: number[]): number[] {
 /** Cosine of two unit vectors (their dot product). */
 export function cosine(a: readonly number[], b: readonly number[]): number {
   let dot = 0;
-  for (let i = 0; i < Math.min(a.length, b.length); i++) dot += a[i] * b[i];
+  for (let i = 0; i < Math.min(a.length, b.length); i++) dot += a[i]! * b[i]!;
   return dot;
 }

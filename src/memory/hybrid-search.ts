@@ -156,7 +156,7 @@ export function createHybridSearch(options: HybridSearchOptions): MemorySearch &
       return run(
         client,
         query,
-        embedder.embed([query.text], 'query').then(([v]) => v),
+        embedder.embed([query.text], 'query').then(([v]) => v!),
       );
     },
   };

@@ -61,9 +61,9 @@ export async function reindexMemory(options: {
         touched = true;
         const vectors = await embedder.embed(texts, 'document');
         await withCustomer(options.app, customerId, async (client) => {
-          for (const [i, n] of pending.notes.entries()) await setNoteEmbedding(client, { customerId, noteId: n.id, vector: vectors[i], model: embedder.id });
+          for (const [i, n] of pending.notes.entries()) await setNoteEmbedding(client, { customerId, noteId: n.id, vector: vectors[i]!, model: embedder.id });
           for (const [i, c] of pending.cases.entries()) {
-            await setCaseEmbedding(client, { customerId, caseId: c.id, vector: vectors[pending.notes.length + i], model: embedder.id });
+            await setCaseEmbedding(client, { customerId, caseId: c.id, vector: vectors[pending.notes.length + i]!, model: embedder.id });
           }
         });
         notes += pending.notes.length;

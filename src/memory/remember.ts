@@ -129,7 +129,7 @@ export async function rememberNote(
   if (deps.embedder) {
     try {
       const [embedded] = await deps.embedder.embed([check.text], 'document');
-      vector = { vector: embedded, model: deps.embedder.id };
+      if (embedded) vector = { vector: embedded, model: deps.embedder.id };
     } catch (error) {
       deps.onEmbedError?.(error);
     }

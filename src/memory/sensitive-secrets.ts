@@ -33,7 +33,7 @@ export function containsPassword(text: string): boolean {
   // "Passphrase is correct horse battery staple": three or more words with no little word among them.
   for (const after of afterKeyword(text, PASSPHRASE_WORD)) {
     const words = after.rest
-      .split(/[.;!?,](?:\s|$)/)[0]
+      .split(/[.;!?,](?:\s|$)/)[0]!
       .split(/\s+/)
       .filter(Boolean)
       .slice(0, 4);
@@ -41,7 +41,7 @@ export function containsPassword(text: string): boolean {
   }
   // "the password is the same as her email one, Jasmine!9": a chosen secret later in the clause.
   for (const match of text.matchAll(PASSWORD_WORD)) {
-    const clause = text.slice((match.index ?? 0) + match[0].length).split(/[.;!?](?:\s|$)/)[0];
+    const clause = text.slice((match.index ?? 0) + match[0].length).split(/[.;!?](?:\s|$)/)[0]!;
     if (
       clause
         .split(/\s+/)
@@ -59,7 +59,7 @@ export function containsPassword(text: string): boolean {
   for (const match of text.matchAll(LOGIN_WORD)) {
     const pair = /^(\S+?)\s*(\/|\||:|,|\band\b|\bpass\b|\bpw\b)\s*(\S+)/i.exec(text.slice((match.index ?? 0) + match[0].length));
     if (!pair) continue;
-    const [, who, separator, secret] = pair;
+    const [, who = '', separator = '', secret = ''] = pair;
     const value = secret.replace(/[.!?,;]+$/, '');
     if (describesRatherThanGives(who) || !value || describesRatherThanGives(value)) continue;
     if (/[/|:]|pass|pw/i.test(separator) || looksSecret(value)) return true;
@@ -93,7 +93,7 @@ const NUMBERED_THING = /\b(?:order|orders|no\.?|number|ref|reference|tracking|fl
 // ("55 12 90"), and not an order number, a date's year or a time.
 function codeAmong(window: string, words: number): boolean {
   const list = window
-    .split(/[.;!?](?:\s|$)/)[0]
+    .split(/[.;!?](?:\s|$)/)[0]!
     .split(/\s+/)
     .filter(Boolean)
     .slice(0, words)
@@ -101,7 +101,7 @@ function codeAmong(window: string, words: number): boolean {
   for (let i = 0; i < list.length; i++) {
     let digits = '';
     let j = i;
-    while (j < list.length && /^[#*]?\d{1,8}#?$/.test(list[j]) && digits.length < 8) digits += list[j++].replace(/\D/g, '');
+    while (j < list.length && /^[#*]?\d{1,8}#?$/.test(list[j]!) && digits.length < 8) digits += list[j++]!.replace(/\D/g, '');
     if (digits.length < 4 || digits.length > 8) continue;
     const before = list.slice(0, i).join(' ');
     if (!NUMBERED_THING.test(before) && !MONTH.test(before) && !/^(?:am|pm)$/i.test(list[j] ?? '')) return true;

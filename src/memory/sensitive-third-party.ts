@@ -28,7 +28,7 @@ function namesSomeone(text: string): boolean {
   if (TITLED.test(text)) return true;
   // Overlapping pairs, so "Call Dana Whitfield" still finds "Dana Whitfield" after "Call Dana".
   for (const match of text.matchAll(/\b([A-Z][a-z'’-]+)(?= ([A-Z][a-z'’-]+)\b)/g)) {
-    if (!NOT_A_FIRST_NAME.has(match[1]) && !NOT_A_SURNAME.test(match[2])) return true;
+    if (!NOT_A_FIRST_NAME.has(match[1]!) && !NOT_A_SURNAME.test(match[2]!)) return true;
   }
   return false;
 }

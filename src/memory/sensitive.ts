@@ -111,9 +111,9 @@ export function redactSensitive(text: string): string {
   const findings = sentences.map((sentence) => findSensitive(sentence));
   for (let i = 0; i + 1 < sentences.length; i++) {
     // Only a short dangling sentence can be the rest of a secret ("Tulip99."); longer ones stand alone.
-    if (findings[i] || findings[i + 1] || sentences[i + 1].split(/\s+/).length > 3) continue;
+    if (findings[i] || findings[i + 1] || sentences[i + 1]!.split(/\s+/).length > 3) continue;
     // Only secrets: a person named in one sentence and a phone in the next are usually not one person's.
-    const joined = findSensitive(`${sentences[i].replace(/[.!?;…\s]+$/, '')} ${sentences[i + 1]}`);
+    const joined = findSensitive(`${sentences[i]!.replace(/[.!?;…\s]+$/, '')} ${sentences[i + 1]}`);
     if (joined && joined.category !== 'third_party' && joined.category !== 'sensitive_aside') findings[i] = findings[i + 1] = joined;
   }
   return sentences.map((sentence, i) => (findings[i] ? `[removed: ${MARKERS[findings[i].category]}]` : sentence)).join(' ');

@@ -57,7 +57,7 @@ function toJson(p: Payload): { metadata: Record<string, string>; data: string } 
 function tokenMatches(header: string | undefined, digest: Buffer): boolean {
   const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
   if (!match) return false;
-  return timingSafeEqual(createHash('sha256').update(match[1]).digest(), digest);
+  return timingSafeEqual(createHash('sha256').update(match[1]!).digest(), digest);
 }
 
 async function readBody(req: IncomingMessage): Promise<unknown> {

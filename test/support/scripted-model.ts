@@ -149,7 +149,7 @@ export function requestProblem(request: ModelRequest): string | null {
       }
     }
     if (message.role === 'user') {
-      const previous = i > 0 ? blocksOf(messages[i - 1]).flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])) : [];
+      const previous = i > 0 ? blocksOf(messages[i - 1]!).flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])) : [];
       for (const [j, block] of blocksOf(message).entries()) {
         if (block.type === 'tool_result' && !previous.includes(block.tool_use_id)) {
           return `messages.${i}.content.${j}: unexpected tool_use_id found in tool_result blocks: ${block.tool_use_id}. Each tool_result block must have a corresponding tool_use block in the previous message`;
@@ -262,7 +262,7 @@ export function scriptedModel(): ScriptedModel {
 /** The tool_result blocks of a request's last user message, in order. */
 export function lastToolResults(request: ModelRequest): { tool_use_id: string; content: string; is_error: boolean }[] {
   const last = request.messages[request.messages.length - 1];
-  return blocksOf(last).flatMap((b) =>
+  return blocksOf(last!).flatMap((b) =>
     b.type === 'tool_result' ? [{ tool_use_id: b.tool_use_id, content: typeof b.content === 'string' ? b.content : JSON.stringify(b.content), is_error: b.is_error === true }] : [],
   );
 }

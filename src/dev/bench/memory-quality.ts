@@ -123,7 +123,7 @@ export async function runMemoryQualityBench(options: MemoryQualityOptions): Prom
       const hits = Object.fromEntries(Object.keys(rankers).map((name) => [name, { at1: 0, at3: 0 }]));
       for (const question of questions) {
         const lists = await withCustomer(options.appPool, customerId, async (client) => {
-          const [vector] = await options.embedder.embed([question.q], 'query');
+          const [vector = []] = await options.embedder.embed([question.q], 'query');
           return {
             lexical: await lexicalHits(client, { customerId, text: question.q, now, limit: CANDIDATES_PER_LIST }),
             semantic: await semanticHits(client, { customerId, vector, model: options.embedder.id, now, limit: CANDIDATES_PER_LIST }),
@@ -139,8 +139,8 @@ export async function runMemoryQualityBench(options: MemoryQualityOptions): Prom
           const top = rank(lists.lexical, lists.semantic)
             .slice(0, 3)
             .map((h) => factOf.get(h.id) ?? `?${h.id}`);
-          if (question.expect.includes(top[0])) hits[name].at1++;
-          if (top.some((id) => question.expect.includes(id))) hits[name].at3++;
+          if (top[0] !== undefined && question.expect.includes(top[0])) hits[name]!.at1++;
+          if (top.some((id) => question.expect.includes(id))) hits[name]!.at3++;
           else if (['full_text', 'embeddings', 'hybrid'].includes(name)) misses.push({ mode: `${name} (${set})`, q: question.q, expected: question.expect, got: top });
         }
       }
@@ -150,7 +150,7 @@ export async function runMemoryQualityBench(options: MemoryQualityOptions): Prom
     };
     const paraphrase = await score(PARAPHRASE, 'paraphrase');
     const lexical = await score(LEXICAL, 'lexical');
-    const mode = (name: string) => ({ paraphrase: paraphrase[name], lexical: lexical[name] });
+    const mode = (name: string) => ({ paraphrase: paraphrase[name]!, lexical: lexical[name]! });
 
     const report: MemoryQualityReport = {
       embedder: options.embedder.label,

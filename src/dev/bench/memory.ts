@@ -153,7 +153,7 @@ async function seed(pool: Pool, customers: number, notesPerCustomer: number, out
     if (await chunkSeeded(pool, id(lo))) continue;
     if (embedder && !vectors.model) {
       const made = await embedder.embed([...NOTE_TEMPLATES, ...CASE_TEMPLATES], 'document');
-      vectors = { notes: made.slice(0, NOTE_TEMPLATES.length).flat(), cases: made.slice(NOTE_TEMPLATES.length).flat(), model: embedder.id, dims: made[0].length };
+      vectors = { notes: made.slice(0, NOTE_TEMPLATES.length).flat(), cases: made.slice(NOTE_TEMPLATES.length).flat(), model: embedder.id, dims: made[0]?.length ?? 0 };
     }
     const client = await pool.connect();
     try {
@@ -217,7 +217,7 @@ export async function explainRecall(appPool: Pool, customerId: string, text: str
 
 /** Embedding throughput: a batch of distinct notes through the embedder, and remember() end to end for a fresh customer. */
 async function measureEmbedding(admin: Pool, appPool: Pool, embedder: Embedder): Promise<NonNullable<MemoryBenchReport['embedding']>> {
-  const texts = Array.from({ length: 256 }, (_, i) => `${NOTE_TEMPLATES[i % NOTE_TEMPLATES.length].replace('10000', String(30000 + i))} (note ${i})`);
+  const texts = Array.from({ length: 256 }, (_, i) => `${NOTE_TEMPLATES[i % NOTE_TEMPLATES.length]!.replace('10000', String(30000 + i))} (note ${i})`);
   let t = performance.now();
   await embedder.embed(texts, 'document');
   const batchRate = Math.round(texts.length / ((performance.now() - t) / 1000));
@@ -281,7 +281,7 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
     recallMs.push(performance.now() - t);
     if (outcome.is_error) throw new Error(`recall failed in the benchmark: ${outcome.content}`);
   }
-  const plan = await explainRecall(options.appPool, benchCustomerId(1, customers, prefix), QUERIES[1]);
+  const plan = await explainRecall(options.appPool, benchCustomerId(1, customers, prefix), QUERIES[1]!);
   const embedding = embedder ? await measureEmbedding(options.pool, options.appPool, embedder) : undefined;
   tokens.sort((a, b) => a - b);
 

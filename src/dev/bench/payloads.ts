@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     const codec = new EncryptionCodec(ring, mode);
     for (const size of [4 * 1024, 200 * 1024]) {
       const payload = payloadOf(size);
-      const [encrypted] = await codec.encode([payload]);
+      const encrypted = (await codec.encode([payload]))[0]!;
       const iterations = size > 10_000 ? 400 : 5_000;
       const encMs = await time(iterations, () => codec.encode([payload]));
       const decMs = await time(iterations, () => codec.decode([encrypted]));
@@ -61,14 +61,14 @@ async function main(): Promise<void> {
 
   // A 4,000-token tool result (16,000 characters, the project's 4-characters-a-token estimate).
   const codec = new EncryptionCodec(ring);
-  const [encrypted] = await codec.encode([payloadOf(16_000)]);
+  const encrypted = (await codec.encode([payloadOf(16_000)]))[0]!;
   const memory: StorageDriver = {
     name: 'casework-postgres',
     type: 'bench',
     store: async (_c, ps) => ps.map((p) => new StorageDriverClaim({ sha256: toBlob(p).sha256 })),
     retrieve: async () => [],
   };
-  const [reference] = await new ExternalStorageRunner(new ExternalStorage({ drivers: [memory], payloadSizeThreshold: 4096 })).store([encrypted]);
+  const reference = (await new ExternalStorageRunner(new ExternalStorage({ drivers: [memory], payloadSizeThreshold: 4096 })).store([encrypted]))[0]!;
   console.log('\nA 4,000-token tool result in history (payload bytes, as the server stores them)');
   table(
     ['form', 'bytes'],
@@ -125,8 +125,8 @@ async function postgresBench(baseUrl: string, codec: EncryptionCodec): Promise<v
 }
 
 function table(head: string[], rows: string[][]): void {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(widths[i])).join(' | ')} |`;
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(widths[i] ?? 0)).join(' | ')} |`;
   console.log(line(head));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const row of rows) console.log(line(row));

@@ -8,7 +8,7 @@ import { describeStatus } from '../../client/format';
 import { readStatusOrBroken } from '../../client/hand-off';
 import { decideRefund, deliverAndWait, deliverEvent } from '../../client/investigations';
 import { withDatabase } from '../database';
-import { UsageError } from '../usage';
+import { onlyPositional, UsageError } from '../usage';
 
 type Out = (line: string) => void;
 
@@ -32,9 +32,9 @@ function readEventFile(path: string): unknown {
 /** `casework ticket <event.json|-> [--wait] [--json]`: start the investigation or signal the running one. */
 export async function ticketCommand(args: string[], config: Config, out: Out): Promise<number> {
   const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { wait: { type: 'boolean' }, json: { type: 'boolean' } } });
-  if (positionals.length !== 1) throw new UsageError('ticket needs one event file (or - for stdin)');
+  const file = onlyPositional(positionals, 'ticket needs one event file (or - for stdin)');
   // Validate before connecting: a malformed event starts nothing.
-  const event = parseTicketEvent(readEventFile(positionals[0]));
+  const event = parseTicketEvent(readEventFile(file));
   // The gate (ticket owners, events seen) lives in Postgres: it decides before Temporal is asked.
   return withDatabase(config, async (db) => {
     const { client, close } = await connectClient(config);
@@ -59,10 +59,10 @@ export async function ticketCommand(args: string[], config: Config, out: Out): P
 /** `casework status <workflowId> [--json]`. */
 export async function statusCommand(args: string[], config: Config, out: Out): Promise<number> {
   const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' }, steps: { type: 'boolean' } } });
-  if (positionals.length !== 1) throw new UsageError('status needs one workflow id, e.g. investigation-T-1001');
+  const target = onlyPositional(positionals, 'status needs one workflow id, e.g. investigation-T-1001');
   const { client, close } = await connectClient(config);
   try {
-    const status = await readStatusOrBroken(client, positionals[0]);
+    const status = await readStatusOrBroken(client, target);
     if (values.json) out(JSON.stringify(status, null, 2));
     else describeStatus(status, { uiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE, steps: values.steps }).forEach((l) => out(l));
     if (status.brokenRun) {
@@ -82,14 +82,14 @@ export async function decideCommand(decision: 'approved' | 'denied', args: strin
     allowPositionals: true,
     options: { request: { type: 'string' }, approver: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } },
   });
-  if (positionals.length !== 1) throw new UsageError(`${decision === 'approved' ? 'approve' : 'deny'} needs one workflow id`);
+  const target = onlyPositional(positionals, `${decision === 'approved' ? 'approve' : 'deny'} needs one workflow id`);
   if (!values.request) throw new UsageError('--request <requestId> is required (see `casework status <workflowId>`)');
   if (!values.approver) throw new UsageError('--approver <name> is required');
   const { client, close } = await connectClient(config);
   try {
     const result = await decideRefund(
       client,
-      positionals[0],
+      target,
       { requestId: values.request, decision, approver: values.approver, ...(values.reason ? { reason: values.reason } : {}) },
       { timeoutMs: DECISION_TIMEOUT_MS },
     );

@@ -57,7 +57,7 @@ const TIMES = /\b((?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekdays?|weekend
 
 /** Cuts the part of a clause that names what is being replaced ("not the main gate", "rather than phoning"). */
 function mainClause(text: string): string {
-  return text.split(/,?\s+(?:not|rather than|instead of|but not|and not|as opposed to)\b|[,;.](?!\d)|\s+(?:and|so|because|as|but|when|if)\s/)[0];
+  return text.split(/,?\s+(?:not|rather than|instead of|but not|and not|as opposed to)\b|[,;.](?!\d)|\s+(?:and|so|because|as|but|when|if)\s/)[0] ?? text;
 }
 
 /** A value as compared: lower case, no articles or "now", single spaces. */
@@ -106,7 +106,7 @@ export function statedValues(note: string): StatedValue[] {
     new RegExp(`(?:^|[,.;]|\\bplease|\\bjust|\\bonly|\\bso)\\s+(${channelWords})\\s+me\\b`).exec(text) ??
     new RegExp(`\\b(?:contact|reach|update)\\s+me\\s+(?:by|via|on|over)\\s+(${channelWords})\\b`).exec(text) ??
     new RegExp(`\\bprefers?\\s+(?:to be contacted by\\s+|being contacted by\\s+)?(${channelWords})\\b`).exec(text);
-  if (channel && !new RegExp(`\\b(?:not|n't|never)\\s+(?:\\w+\\s+){0,2}${channel[1]}\\s+me\\b`).test(text)) add('contact channel', CHANNELS[channel[1]]);
+  if (channel && !new RegExp(`\\b(?:not|n't|never)\\s+(?:\\w+\\s+){0,2}${channel[1]}\\s+me\\b`).test(text)) add('contact channel', CHANNELS[channel[1]!]);
 
   // When one may call: "do not call me before noon", "only call after 6pm".
   const hours = /\b(?:call|ring|phone|contact)\s+(?:me\s+)?(?:only\s+)?((?:before|after|between|until|in the)\s+[^.,;]+)/.exec(text);
@@ -114,7 +114,7 @@ export function statedValues(note: string): StatedValue[] {
 
   // The delivery days or times asked for (a preference, not an observation of when the courier came).
   if (/\bdeliver(?:y|ies|ed)?\b/.test(text) && /\b(?:best|suits?|prefer\w*|please|only|would like|want)\b/.test(text)) {
-    const times = [...text.matchAll(TIMES)].map((m) => m[1].replace(/s$/, ''));
+    const times = [...text.matchAll(TIMES)].map((m) => m[1]!.replace(/s$/, ''));
     if (times.length) add('delivery times', times.join(' '));
   }
 
@@ -123,13 +123,13 @@ export function statedValues(note: string): StatedValue[] {
   const resolution =
     new RegExp(`\\b(?:prefers?|rather have|rather get|would rather|would like|want)\\s+(?:a\\s+|an\\s+|to get\\s+(?:a\\s+)?)?(${resolutionWords})\\b`).exec(text) ??
     new RegExp(`\\b(${resolutionWords})\\s+(?:rather than|instead of|over)\\b`).exec(text);
-  if (resolution) add('preferred resolution', RESOLUTIONS[resolution[1]]);
+  if (resolution) add('preferred resolution', RESOLUTIONS[resolution[1]!]);
 
   // A favourite: "my favourite brand is (now) X", "X is my favourite brand".
   const favourite = /\bmy favou?rite\s+(\w+)\s+is\s+(?:now\s+)?([^.]+)/.exec(text);
   const favouriteAfter = /\b([\w ]+?)\s+is\s+(?:now\s+)?my favou?rite\s+(\w+)/.exec(text);
   if (favourite) add(`favourite ${favourite[1]}`, favourite[2]);
-  else if (favouriteAfter) add(`favourite ${favouriteAfter[2]}`, favouriteAfter[1].split(/\b(?:and|so)\b/).pop());
+  else if (favouriteAfter) add(`favourite ${favouriteAfter[2]}`, favouriteAfter[1]!.split(/\b(?:and|so)\b/).pop());
 
   return found;
 }
@@ -144,9 +144,9 @@ export function judgeReplacement(newer: string, older: string): { verdict: Offli
   const shared = b.filter((old) => a.some((n) => n.facet === old.facet));
   if (!shared.length) return { verdict: 'compatible', reason: 'they state different things' };
   const changed = shared.filter((old) => a.find((n) => n.facet === old.facet)!.value !== old.value);
-  if (!changed.length) return { verdict: 'compatible', reason: `both state the same ${shared[0].facet}` };
+  if (!changed.length) return { verdict: 'compatible', reason: `both state the same ${shared[0]!.facet}` };
   if (shared.length < b.length) {
-    return { verdict: 'unsure', reason: `the ${changed[0].facet} changed, but the older note also states what the newer does not` };
+    return { verdict: 'unsure', reason: `the ${changed[0]!.facet} changed, but the older note also states what the newer does not` };
   }
   return { verdict: 'replaces', reason: `a different ${changed.map((c) => c.facet).join(' and ')}` };
 }

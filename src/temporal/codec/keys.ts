@@ -55,7 +55,7 @@ export function parseKeys(text: string, where: string): CodecKey[] {
 /** A keyring from keys listed oldest first. */
 export function keyringOf(keys: CodecKey[], source: Keyring['source']): Keyring {
   if (keys.length === 0) throw new CodecKeyError('no payload encryption key given');
-  return { current: keys[keys.length - 1], byId: new Map(keys.map((k) => [k.id, k])), source };
+  return { current: keys[keys.length - 1]!, byId: new Map(keys.map((k) => [k.id, k])), source };
 }
 
 /** True when casework must not run without a configured key: NODE_ENV=production or CASEWORK_REQUIRE_ENCRYPTION=true. */
