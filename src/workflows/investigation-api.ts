@@ -15,5 +15,5 @@ export const statusQuery = defineQuery<InvestigationStatus>('status');
 export const resumeUpdate = defineUpdate<{ resumed: true }, [{ by: string; note?: string }]>('resume');
 /** A person answers the customer of a case that needs a person; the reply is the customer's answer. */
 export const humanReplyUpdate = defineUpdate<{ replied: true }, [{ by: string; text: string }]>('reply');
-/** The whole state a run would carry into its continuation: read from a broken run (replayed) to recover it. */
-export const carriedStateQuery = defineQuery<CarriedState>('carriedState');
+/** The whole state a run would carry into its continuation: read from a broken run (replayed) to recover it. Named to sort after `status`, the query the web UI's Queries tab offers first. */
+export const carriedStateQuery = defineQuery<CarriedState>('transcriptForRecovery');
