@@ -5,6 +5,7 @@ import { readStatusOrBroken } from '../src/client/hand-off';
 import { deliverEvent } from '../src/client/investigations';
 import { stateFromHistory } from '../src/client/recovery';
 import { emptyCaseNotes } from '../src/schemas/case-notes';
+import { textOfMessages } from '../src/context/transcript';
 import { transcriptProblems } from '../src/context/transcript-check';
 import { investigationId, type TicketEvent } from '../src/schemas/event';
 import type { InvestigationStatus } from '../src/schemas/investigation';
@@ -46,8 +47,6 @@ const http = async (method: string, path: string, body?: unknown) => {
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 };
 
-const textsOf = (messages: readonly MessageParam[]) =>
-  messages.flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])))).join('\n');
 const lastRequest = (id: string): ModelRequest => {
   const sent = model.requests(id, 'investigate');
   const last = sent[sent.length - 1];
@@ -61,6 +60,23 @@ async function runOf(id: string): Promise<{ runId: string; status: string }> {
   return { runId: described.runId, status: described.status.name };
 }
 
+/** Waits until the ticket's latest run has `status`, polling Temporal (at most `polls` times, 100 ms apart). */
+async function untilRunStatus(id: string, status: string, polls: number): Promise<void> {
+  for (let i = 0; (await runOf(id)).status !== status; i++) {
+    assert.ok(i < polls, `the run became ${status}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A ticket from cust_dana answered once by the scripted model (then `reply` for the recovered run), and its first run. */
+async function answeredCase(message: string, firstReply: string, reply: string) {
+  const first = ticket('cust_dana', message);
+  const id = investigationId(first.ticketId);
+  model.script(id, [answer(firstReply), answer(reply)]);
+  await deliver(ctx.tw, model, first);
+  return { first, id, broken: await runOf(id) };
+}
+
 /** Checks the run that answered `status` is a recovery of `brokenRunId` that carries `firstMessage` and answered. */
 function assertRecovered(status: InvestigationStatus, id: string, brokenRunId: string, runStatus: string, firstMessage: string, reply: string): void {
   assert.equal(status.recoveredFrom?.runId, brokenRunId);
@@ -69,7 +85,7 @@ function assertRecovered(status: InvestigationStatus, id: string, brokenRunId: s
   assert.deepEqual([status.status, status.lastReply], ['waiting_for_customer', reply], 'the customer is answered');
   assert.match(status.steps[status.steps.length - 1]?.context_event ?? '', new RegExp(`recovered from ${runStatus} run ${brokenRunId}`));
   const request = lastRequest(id);
-  const said = textsOf(request.messages);
+  const said = textOfMessages(request.messages);
   assert.ok(said.includes(firstMessage), 'the recovered run carries the customer\u2019s first message');
   assert.match(said, new RegExp(`stopped unexpectedly \\(its run was ${runStatus}\\)`), 'the model is told the conversation was recovered');
   assert.deepEqual(transcriptProblems(request.messages), [], 'the carried transcript is a valid request');
@@ -77,11 +93,11 @@ function assertRecovered(status: InvestigationStatus, id: string, brokenRunId: s
 
 describe('a broken run is recovered by the next event', () => {
   test('a TERMINATED run is reported as such, and the next message starts a run carrying its transcript that says it was recovered', async () => {
-    const first = ticket('cust_dana', 'My parcel for order 5102 never arrived.');
-    const id = investigationId(first.ticketId);
-    model.script(id, [answer('I am checking with the courier.'), answer('Sorry for the delay on our side: the courier confirms it is on its way.')]);
-    await deliver(ctx.tw, model, first);
-    const broken = await runOf(id);
+    const { first, id, broken } = await answeredCase(
+      'My parcel for order 5102 never arrived.',
+      'I am checking with the courier.',
+      'Sorry for the delay on our side: the courier confirms it is on its way.',
+    );
     await ctx.tw.client.workflow.getHandle(id).terminate('a bug');
 
     const reported = await readStatusOrBroken(ctx.tw.client, id);
@@ -100,7 +116,7 @@ describe('a broken run is recovered by the next event', () => {
       'My parcel for order 5102 never arrived.',
       'Sorry for the delay on our side: the courier confirms it is on its way.',
     );
-    assert.ok(textsOf(lastRequest(id).messages).includes('I am checking with the courier.'), 'and its own earlier reply');
+    assert.ok(textOfMessages(lastRequest(id).messages).includes('I am checking with the courier.'), 'and its own earlier reply');
     assert.equal((await readStatusOrBroken(ctx.tw.client, id)).brokenRun, undefined);
   });
 
@@ -119,10 +135,7 @@ describe('a broken run is recovered by the next event', () => {
       signalArgs: [{ eventId: first.eventId, customerId: first.customerId, message: first.message, receivedAt: first.receivedAt }],
     });
     const brokenRunId = (await runOf(id)).runId;
-    for (let i = 0; (await runOf(id)).status !== 'TIMED_OUT'; i++) {
-      assert.ok(i < 600, 'the run timed out');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilRunStatus(id, 'TIMED_OUT', 600);
     const recovered = await deliver(ctx.tw, model, followUp(first, 'Hello?'));
     assertRecovered(recovered, id, brokenRunId, 'TIMED_OUT', 'I was charged twice for order 5107.', 'I am looking at both charges.');
 
@@ -131,16 +144,9 @@ describe('a broken run is recovered by the next event', () => {
   });
 
   test('a CANCELLED run is reported and recovered too', async () => {
-    const first = ticket('cust_dana', 'Please cancel nothing: where is order 5102?');
-    const id = investigationId(first.ticketId);
-    model.script(id, [answer('Checking now.'), answer('Sorry for the delay: it arrives tomorrow.')]);
-    await deliver(ctx.tw, model, first);
-    const broken = await runOf(id);
+    const { first, id, broken } = await answeredCase('Please cancel nothing: where is order 5102?', 'Checking now.', 'Sorry for the delay: it arrives tomorrow.');
     await ctx.tw.client.workflow.getHandle(id).cancel();
-    for (let i = 0; (await runOf(id)).status !== 'CANCELLED'; i++) {
-      assert.ok(i < 300, 'the run was cancelled');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilRunStatus(id, 'CANCELLED', 300);
     assert.equal((await readStatusOrBroken(ctx.tw.client, id)).brokenRun, 'CANCELLED');
     const recovered = await deliver(ctx.tw, model, followUp(first, 'Hello again.'));
     assertRecovered(recovered, id, broken.runId, 'CANCELLED', 'Please cancel nothing: where is order 5102?', 'Sorry for the delay: it arrives tomorrow.');
@@ -179,7 +185,7 @@ describe('a broken run is recovered by the next event', () => {
     const reopened = await settle(ctx.tw, model, id, 0);
     assert.equal(reopened.recoveredFrom, null);
     assert.equal(reopened.lastReply, 'Welcome back, how can I help?');
-    assert.ok(!textsOf(lastRequest(id).messages).includes('zq-closed-run'), 'the fresh run does not carry the closed conversation');
+    assert.ok(!textOfMessages(lastRequest(id).messages).includes('zq-closed-run'), 'the fresh run does not carry the closed conversation');
   });
 });
 

@@ -151,7 +151,8 @@ async function signalWithStartInvestigation(
   options: { taskQueue: string; settings: InvestigationSettings },
   attempt: StartAttempt,
 ): Promise<Delivered> {
-  const recovered = attempt.recovery ? { carried: attempt.recovery.carried, recovered: attempt.recovery.recovered } : {};
+  // A recovery is exactly what the recovered run's input adds: the carried state and where it came from.
+  const recovered: Partial<Recovery> = attempt.recovery ?? {};
   const handle = await client.workflow.signalWithStart(investigation, {
     workflowId,
     taskQueue: options.taskQueue,

@@ -2,6 +2,8 @@ import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resource
 import type { Client } from '@temporalio/client';
 import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
+import { withoutCacheMarks } from '../context/cache-breakpoints';
+import { textOfMessages } from '../context/transcript';
 import type { BrokenRun, CarriedState, InboxMessage, InvestigationInput, RecoveredFrom } from '../schemas/investigation';
 import { carriedStateQuery } from '../workflows/investigation-api';
 import { freshState } from '../workflows/state';
@@ -48,26 +50,6 @@ export interface HistoryFacts {
   received: InboxMessage[];
 }
 
-function withoutCacheMarks(messages: MessageParam[]): MessageParam[] {
-  return messages.map(
-    (m) =>
-      ({
-        ...m,
-        content:
-          typeof m.content === 'string'
-            ? m.content
-            : m.content.map((b) => {
-                if (!('cache_control' in b)) return b;
-                const { cache_control: _drop, ...rest } = b as ContentBlockParam & { cache_control?: unknown };
-                return rest;
-              }),
-      }) as MessageParam,
-  );
-}
-
-const textsOf = (messages: readonly MessageParam[]): string =>
-  messages.flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])))).join('\n');
-
 /**
  * A state rebuilt from a broken run's history, or null when it holds nothing to carry. Pure.
  * The transcript is the last model request (plus its reply), else the carried transcript the
@@ -82,7 +64,7 @@ export function stateFromHistory(facts: HistoryFacts): CarriedState | null {
     transcript = withoutCacheMarks(facts.lastRequest);
     if (facts.lastReply?.length) transcript = [...transcript, { role: 'assistant', content: facts.lastReply }];
   }
-  const held = textsOf(transcript);
+  const held = textOfMessages(transcript);
   const seen = new Set(base.seenEventIds);
   const inbox = [...base.inbox];
   for (const message of facts.received) {

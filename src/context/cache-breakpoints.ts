@@ -24,6 +24,11 @@ function withoutMark<T extends object>(block: T): T {
   return rest as T;
 }
 
+/** Copies of `messages` without any cache_control mark: a transcript as it was before breakpoints were placed. */
+export function withoutCacheMarks(messages: readonly MessageParam[]): MessageParam[] {
+  return messages.map((m) => (typeof m.content === 'string' ? m : ({ ...m, content: m.content.map((b) => withoutMark(b)) } as MessageParam)));
+}
+
 /**
  * Copies of the parts with exactly three breakpoints: the last system block (the rules), the
  * last tool definition, and the last markable block of the last message (the end of the

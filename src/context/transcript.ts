@@ -45,3 +45,8 @@ export function customerText(message: string): TextBlockParam {
 export function toolResultMessage(results: ToolResultBlockParam[], customerMessages: string[]): MessageParam {
   return { role: 'user', content: [...results, ...customerMessages.map(customerText)] };
 }
+
+/** The text blocks of `messages`, one per line: what the conversation says, without tool traffic. */
+export function textOfMessages(messages: readonly MessageParam[]): string {
+  return messages.flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])))).join('\n');
+}
