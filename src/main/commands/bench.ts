@@ -12,12 +12,20 @@ function count(value: string | undefined, flag: string): number | undefined {
   return Number(value);
 }
 
-/** `casework bench context|memory`: the dev benches, loaded only when asked for. */
+/** `casework bench context|memory|overhead`: the dev benches, loaded only when asked for. */
 export async function benchCommand(args: string[], config: Config, out: Out): Promise<number> {
   const [which, ...rest] = args;
   const { values } = parseArgs({
     args: rest,
-    options: { json: { type: 'boolean' }, customers: { type: 'string' }, notes: { type: 'string' }, samples: { type: 'string' }, 'no-workflow': { type: 'boolean' } },
+    options: {
+      json: { type: 'boolean' },
+      customers: { type: 'string' },
+      notes: { type: 'string' },
+      samples: { type: 'string' },
+      steps: { type: 'string' },
+      repeats: { type: 'string' },
+      'no-workflow': { type: 'boolean' },
+    },
   });
   if (which === 'context') {
     const { runContextBench } = require('../../dev/bench/context') as typeof import('../../dev/bench/context');
@@ -34,5 +42,10 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
     await withDatabase(config, (db) => runMemoryBench({ pool: db.admin, appPool: db.app, ...sizes, json: values.json, out }));
     return 0;
   }
-  throw new UsageError(which ? `unknown benchmark "${which}" (context or memory)` : 'name a benchmark: context or memory');
+  if (which === 'overhead') {
+    const { runOverheadBench } = require('../../dev/bench/overhead') as typeof import('../../dev/bench/overhead');
+    await runOverheadBench(config, { out, steps: count(values.steps, '--steps'), repeats: count(values.repeats, '--repeats'), json: values.json });
+    return 0;
+  }
+  throw new UsageError(which ? `unknown benchmark "${which}" (context, memory or overhead)` : 'name a benchmark: context, memory or overhead');
 }

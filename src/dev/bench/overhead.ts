@@ -1,0 +1,172 @@
+import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { createActivities, type Activities } from '../../activities';
+import { applyNotesUpdate, renderNotes, type NotesUpdate } from '../../context/agent-notes';
+import { appendAssistant, assistantMessage, planReply } from '../../context/replies';
+import { customerText, toolResultMessage } from '../../context/transcript';
+import type { Config } from '../../config';
+import { deliverAndWait } from '../../client/investigations';
+import type { ToolCall } from '../../schemas/tool-call';
+import { isToolName } from '../../schemas/tool-specs';
+import { investigationSettings } from '../../settings';
+import { buildRequest, prepareContext } from '../../workflows/context-step';
+import { startingState, type Run } from '../../workflows/state';
+import { exampleEvent } from '../demo/run';
+import { startLocalStack, type LocalStack } from '../env/stack';
+import { historySizes } from './workflow';
+
+type Out = (line: string) => void;
+
+/** One measured investigation: how many model steps it took, how long, and (through the worker) its history. */
+export interface OverheadSample {
+  steps: number;
+  ms: number;
+  events?: number;
+  bytes?: number;
+}
+
+/** What `casework bench overhead` prints, and returns for --json. */
+export interface OverheadResult {
+  steps: number;
+  repeats: number;
+  floor: OverheadSample[];
+  worker: OverheadSample[];
+  summary: {
+    floorMsPerStep: number;
+    workerMsPerStep: number;
+    overheadMsPerStep: number;
+    ratio: number;
+    floorStepsPerSecond: number;
+    workerStepsPerSecond: number;
+    eventsPerStep: number;
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+
+const drillMessage = (steps: number) => `Scripted long investigation of order 5102. #drill:${steps}`;
+
+/**
+ * The floor: the same investigation as a plain loop in this process — the same context kernel
+ * (clearing, compaction, request building), the same model and the same tool activities on the
+ * same Postgres — with no Temporal in between. What the worker adds on top of this is the
+ * orchestration overhead: scheduling, history, workflow tasks and their round trips.
+ */
+export async function runFloor(activities: Activities, config: Config, ticketId: string, customerId: string, message: string): Promise<OverheadSample> {
+  const settings = investigationSettings(config);
+  const started = performance.now();
+  const s = startingState({ ticketId, customerId, settings });
+  const id = { workflowId: `floor-${ticketId}`, ticketId, customerId };
+  // prepareContext needs only the state, the settings and the compaction call.
+  const run = { id, s, settings, acts: { compactConversation: activities.compactConversation } } as unknown as Run;
+  s.memoryBlock = (await activities.loadMemory({ customerId, now: new Date().toISOString(), message })).block;
+  s.transcript.push({ role: 'user', content: [customerText(message)] });
+  for (;;) {
+    if (s.step >= settings.maxSteps) break;
+    s.step += 1;
+    await prepareContext(run);
+    const reply = await activities.callModel({ purpose: 'investigate', ...buildRequest(s), max_tokens: settings.maxTokens });
+    s.lastModelCallAt = Date.now();
+    const said = assistantMessage(reply);
+    if (said) appendAssistant(s.transcript, said);
+    const plan = planReply(reply);
+    if (plan.kind !== 'run_tools') break;
+    const results: ToolResultBlockParam[] = [];
+    for (const use of plan.uses) {
+      if (use.name === 'write_notes' || use.name === 'read_notes') {
+        if (use.name === 'write_notes') s.agentNotes = applyNotesUpdate(s.agentNotes, use.input as NotesUpdate);
+        results.push({ type: 'tool_result', tool_use_id: use.id, content: renderNotes(s.agentNotes) });
+        continue;
+      }
+      const name = use.name;
+      if (!isToolName(name) || name === 'request_refund' || name === 'write_notes' || name === 'read_notes')
+        throw new Error(`the overhead drill called ${name}, which the floor does not run`);
+      const call: ToolCall = { name, input: use.input, context: { ...id, toolUseId: use.id } };
+      const outcome = await activities[name](call);
+      results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.content, ...(outcome.is_error ? { is_error: true } : {}) });
+    }
+    s.transcript.push(toolResultMessage(results, []));
+  }
+  return { steps: s.step, ms: performance.now() - started };
+}
+
+async function runThroughWorker(stack: LocalStack, config: Config, tag: string, steps: number): Promise<OverheadSample> {
+  const event = exampleEvent('dana-5102', tag, { message: drillMessage(steps) });
+  const status = await deliverAndWait(stack.client, stack.db.app, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config), timeoutMs: 600_000 });
+  // Timed by the server's own clock, from the run's first event to its last (the workflow task that
+  // published the reply), so the client's polling for the answer is not counted.
+  const history = await stack.client.workflow.getHandle(status.workflowId).fetchHistory();
+  const times = (history.events ?? []).map((e) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6);
+  const ms = (times[times.length - 1] ?? 0) - (times[0] ?? 0);
+  const runs = await historySizes(stack.client, status.workflowId);
+  return { steps: status.step, ms, events: runs.reduce((n, r) => n + r.events, 0), bytes: runs.reduce((n, r) => n + r.bytes, 0) };
+}
+
+/**
+ * `casework bench overhead`: a scripted investigation of `steps` model calls (the offline
+ * model's drill: a tracking page per step, a note every fifth) run `repeats` times each way,
+ * alternating, in one process on one machine: as the plain loop above, and through an
+ * in-process worker on the dev server. Prints steps per second, milliseconds per step over
+ * the floor, their ratio and the history's events per step.
+ */
+export async function runOverheadBench(config: Config, options: { out: Out; steps?: number; repeats?: number; json?: boolean }): Promise<OverheadResult> {
+  const steps = options.steps ?? 30;
+  const repeats = options.repeats ?? 3;
+  const runConfig = { ...config, CASEWORK_MAX_STEPS: steps + 10, CASEWORK_MAX_STEPS_PER_RUN: steps + 10 };
+  const stack = await startLocalStack(runConfig, { inMemoryDb: !config.DATABASE_URL });
+  try {
+    const activities = createActivities({ pool: stack.db.app, model: stack.model, noteTtlMonths: config.CASEWORK_NOTE_TTL_MONTHS });
+    const tag = `overhead${Date.now().toString(36)}`;
+    const customerId = exampleEvent('dana-5102', tag).customerId;
+    // One of each first, unmeasured: JIT, the dev server's first workflow task, connection pools.
+    await runFloor(activities, runConfig, `${tag}-warm`, customerId, drillMessage(steps));
+    await runThroughWorker(stack, runConfig, `${tag}-warm`, steps);
+    const floor: OverheadSample[] = [];
+    const worker: OverheadSample[] = [];
+    for (let i = 0; i < repeats; i++) {
+      floor.push(await runFloor(activities, runConfig, `${tag}-f${i}`, customerId, drillMessage(steps)));
+      worker.push(await runThroughWorker(stack, runConfig, `${tag}-w${i}`, steps));
+    }
+    const perStep = (samples: OverheadSample[]) => median(samples.map((x) => x.ms / x.steps));
+    const floorMsPerStep = perStep(floor);
+    const workerMsPerStep = perStep(worker);
+    const summary = {
+      floorMsPerStep,
+      workerMsPerStep,
+      overheadMsPerStep: workerMsPerStep - floorMsPerStep,
+      ratio: workerMsPerStep / floorMsPerStep,
+      floorStepsPerSecond: 1000 / floorMsPerStep,
+      workerStepsPerSecond: 1000 / workerMsPerStep,
+      eventsPerStep: median(worker.map((x) => (x.events ?? 0) / x.steps)),
+    };
+    const result: OverheadResult = { steps, repeats, floor, worker, summary };
+    if (options.json) {
+      options.out(JSON.stringify(result, null, 2));
+      return result;
+    }
+    const out = options.out;
+    out(`Orchestration overhead: a ${steps}-step scripted investigation (${stack.model.label}), ${repeats} runs each way, medians:`);
+    out('  way                          steps/s   ms/step   over floor   events/step   history bytes');
+    const row = (name: string, stepsPerSecond: number, msPerStep: number, over: string, events: string, bytes: string) =>
+      out(
+        `  ${name.padEnd(27)}  ${stepsPerSecond.toFixed(1).padStart(7)}  ${msPerStep.toFixed(1).padStart(8)}  ${over.padStart(11)}  ${events.padStart(12)}  ${bytes.padStart(14)}`,
+      );
+    row('plain loop (floor)', summary.floorStepsPerSecond, floorMsPerStep, '—', '—', '—');
+    const bytes = median(worker.map((x) => x.bytes ?? 0));
+    row(
+      'worker on the dev server',
+      summary.workerStepsPerSecond,
+      workerMsPerStep,
+      `+${summary.overheadMsPerStep.toFixed(1)} ms`,
+      summary.eventsPerStep.toFixed(1),
+      bytes.toLocaleString('en-US'),
+    );
+    out(`  the worker takes ${summary.ratio.toFixed(2)}× the floor's time per step.`);
+    return result;
+  } finally {
+    await stack.stop();
+  }
+}
