@@ -63,6 +63,16 @@ describe('recall by meaning', () => {
     assert.match((await recall(customer, 'what kind of business does she own?'))[0]!, /bakery/);
   });
 
+  it('finds a note said in other words of the trade (apartment for flat, elevator for lift), by words alone too', async () => {
+    const customer = unique('cust');
+    await say(customer, 'My flat is on the fourth floor and the lift is often out of order');
+    await say(customer, 'I volunteer at the library on Tuesday afternoons');
+    const plain = createMemoryActivities({ pool: db.app, now: () => clock });
+    const words = await plain.recall({ name: 'recall', input: { query: 'is the elevator in her apartment block working?' }, context: context(customer) });
+    assert.match(words.content, /fourth floor/, 'full-text search widens the question with synonyms');
+    assert.match((await recall(customer, 'is the elevator in her apartment block working?'))[0]!, /fourth floor/);
+  });
+
   it("still finds exact words and numbers first, and never another customer's note", async () => {
     const customer = unique('cust');
     const other = unique('cust');

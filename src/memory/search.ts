@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import { z } from 'zod';
 import { isoTimestamp } from '../db/rows';
 import { parseRows } from './schemas';
+import { synonymsFor } from './vocabulary';
 
 /** One search result: a current note or a past case, with its date. */
 export interface MemoryHit {
@@ -35,12 +36,14 @@ const HitRow = z.object({
  * the words should still be found ("wrong building again" finds "left at the wrong building").
  */
 export function anyWordQuery(text: string): string {
-  return text
+  const words = text
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter((w) => w.length > 1 && w !== 'or')
-    .slice(0, 20)
-    .join(' or ');
+    .slice(0, 20);
+  // The synonyms of its words too ("apartment" finds "flat"); phrases quoted to match as phrases.
+  const synonyms = synonymsFor(text).map((term) => (term.includes(' ') ? `"${term.replace(/[^\p{L}\p{N} ]+/gu, ' ')}"` : term.replace(/[^\p{L}\p{N}]+/gu, ' ')));
+  return [...words, ...synonyms].join(' or ');
 }
 
 // Full-text rank (english stemming, any word) plus trigram word similarity (typos, partial

@@ -96,7 +96,11 @@ export const MUST_KEEP: [string, string][] = [
   ['f30', 'f48'],
 ];
 
-/** Questions in other words than the fact (little word overlap). */
+/**
+ * Questions in other words than the fact (little word overlap): the tuning set. Recall's
+ * constants and its query and note handling were chosen by measuring on these, so their
+ * figures flatter it; PARAPHRASE_HELD_OUT below is the honest measure.
+ */
 export const PARAPHRASE: BenchQuestion[] = [
   { q: 'where should the driver drop off packages for my apartment?', expect: ['f01'] },
   { q: 'is there someone next door who can accept a delivery?', expect: ['f02'] },
@@ -141,6 +145,56 @@ export const PARAPHRASE: BenchQuestion[] = [
   { q: 'what sort of products does she generally buy?', expect: ['f47'] },
   { q: 'did her surname change recently?', expect: ['f48', 'f30'] },
   { q: 'where can a parcel be hidden when nobody is home?', expect: ['f44'] },
+];
+
+/**
+ * Held-out paraphrase questions: written before recall was tuned on PARAPHRASE, and never
+ * used to choose anything (a change is kept or dropped on the tuning set's figures alone).
+ * Same rules: other words than the fact, labelled with every current fact that answers.
+ */
+export const PARAPHRASE_HELD_OUT: BenchQuestion[] = [
+  { q: 'which part of the estate should couriers take her orders to?', expect: ['f01'] },
+  { q: 'could the person living two doors down sign for a box?', expect: ['f02'] },
+  { q: 'is there an animal that makes delivery staff nervous?', expect: ['f04'] },
+  { q: 'what hours is she asleep after a night shift?', expect: ['f05'] },
+  { q: 'what channel does she prefer for contact?', expect: ['f43'] },
+  { q: 'if a product is faulty on arrival, does she want her money back?', expect: ['f39'] },
+  { q: 'does she get annoyed by recorded voice options when she rings?', expect: ['f08'] },
+  { q: 'what does she do for a living?', expect: ['f09', 'f38'] },
+  { q: 'does the entry phone at the front work?', expect: ['f10'] },
+  { q: 'how many storeys up is her home, and is there an elevator?', expect: ['f11'] },
+  { q: 'what language does she want our messages in?', expect: ['f41'] },
+  { q: 'is there a month when she is not around to receive parcels?', expect: ['f13'] },
+  { q: 'does a pricey parcel need someone to sign?', expect: ['f14'] },
+  { q: 'where is she based now?', expect: ['f40'] },
+  { q: 'at what hour does the delivery driver tend to come?', expect: ['f17'] },
+  { q: 'has she had a duplicate payment taken?', expect: ['f18'] },
+  { q: 'has a delivery of hers ended up in another block by mistake?', expect: ['f19'] },
+  { q: 'what does she think of single-use wrapping materials?', expect: ['f20', 'f27'] },
+  { q: 'does she buy Christmas presents from us?', expect: ['f21'] },
+  { q: 'can the delivery vehicle stop right outside her place?', expect: ['f23'] },
+  { q: 'may we message her phone with promotions?', expect: ['f24'] },
+  { q: 'does she want our brochure posted to her?', expect: ['f25'] },
+  { q: 'until what time is the front desk staffed?', expect: ['f26'] },
+  { q: 'is slower but greener delivery ok for her?', expect: ['f27'] },
+  { q: 'which label does she like best at the moment?', expect: ['f46'] },
+  { q: 'when is she home during the working week?', expect: ['f29'] },
+  { q: 'why might the name at her door be out of date?', expect: ['f30', 'f48'] },
+  { q: 'is she right-handed?', expect: ['f31'] },
+  { q: 'is she worried about deliveries in icy temperatures?', expect: ['f32'] },
+  { q: 'what time of year does she buy the most?', expect: ['f33', 'f21'] },
+  { q: 'can the store beneath her flat hold her deliveries?', expect: ['f34'] },
+  { q: 'should the courier ring the bell when they get there?', expect: ['f35'] },
+  { q: 'why must the entrance stay closed during a delivery?', expect: ['f36'] },
+  { q: 'what charity work does she do each week?', expect: ['f37'] },
+  { q: 'what should the billing paperwork be made out to?', expect: ['f38'] },
+  { q: 'is her staircase poorly lit?', expect: ['f45'] },
+  { q: 'what categories of goods does she usually purchase?', expect: ['f47'] },
+  { q: 'has her family name been updated after her wedding?', expect: ['f48', 'f30'] },
+  { q: 'where can the courier leave something if she is out?', expect: ['f44'] },
+  { q: 'at what time of the week is it best to bring her orders?', expect: ['f42'] },
+  { q: 'do couriers have trouble getting upstairs with heavy items?', expect: ['f11'] },
+  { q: 'what should a driver do since the bell is broken?', expect: ['f35'] },
 ];
 
 /** Questions that share words with the fact. */

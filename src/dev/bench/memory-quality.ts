@@ -7,7 +7,7 @@ import type { Embedder } from '../../memory/embedder';
 import { fuseByRank, lexicalHits, semanticHits, CANDIDATES_PER_LIST, LEXICAL_FLOOR, RRF_K, SEMANTIC_WEIGHT, type RankedHit } from '../../memory/hybrid-search';
 import { listAllNotes } from '../../memory/notes';
 import type { Model } from '../../model/port';
-import { FACTS, LEXICAL, MUST_KEEP, PARAPHRASE, REPLACEMENTS, type BenchQuestion } from './memory-quality-data';
+import { FACTS, LEXICAL, MUST_KEEP, PARAPHRASE, PARAPHRASE_HELD_OUT, REPLACEMENTS, type BenchQuestion } from './memory-quality-data';
 
 // How good memory is, not how fast: one customer's facts written in order through the real
 // remember tool (screen, filing, embedding, supersession judge), then labelled questions
@@ -33,14 +33,22 @@ export interface RecallScore {
   questions: number;
 }
 
+/** Recall on each question set. */
+export interface QuestionSetScores {
+  paraphrase: RecallScore;
+  held_out: RecallScore;
+  lexical: RecallScore;
+}
+
 /** What the quality benchmark measured. */
 export interface MemoryQualityReport {
   embedder: string;
   judge: string;
   facts: number;
-  recall: Record<'full_text' | 'embeddings' | 'hybrid', { paraphrase: RecallScore; lexical: RecallScore }>;
+  /** paraphrase: the tuning set; held_out: paraphrases never used to choose anything; lexical: shared words. */
+  recall: Record<'full_text' | 'embeddings' | 'hybrid', QuestionSetScores>;
   /** Other fusions measured on the same questions, for the record of why the hybrid is what it is. */
-  fusion_variants: { name: string; paraphrase: RecallScore; lexical: RecallScore }[];
+  fusion_variants: ({ name: string } & QuestionSetScores)[];
   misses: { mode: string; q: string; expected: string[]; got: string[] }[];
   current: { expected: number; current: number; lost: string[]; stale: string[] };
   replacements: { pairs: number; honoured: number; missed: string[] };
@@ -149,8 +157,9 @@ export async function runMemoryQualityBench(options: MemoryQualityOptions): Prom
       );
     };
     const paraphrase = await score(PARAPHRASE, 'paraphrase');
+    const heldOut = await score(PARAPHRASE_HELD_OUT, 'held-out');
     const lexical = await score(LEXICAL, 'lexical');
-    const mode = (name: string) => ({ paraphrase: paraphrase[name]!, lexical: lexical[name]! });
+    const mode = (name: string): QuestionSetScores => ({ paraphrase: paraphrase[name]!, held_out: heldOut[name]!, lexical: lexical[name]! });
 
     const report: MemoryQualityReport = {
       embedder: options.embedder.label,
@@ -176,12 +185,14 @@ export async function runMemoryQualityBench(options: MemoryQualityOptions): Prom
 
 function printReport(r: MemoryQualityReport, out: (line: string) => void): void {
   const cell = (s: RecallScore) => `${s.at1.toFixed(1).padStart(7)} ${s.at3.toFixed(1).padStart(7)}`;
-  out(`memory quality: ${r.facts} facts for one customer, embedder ${r.embedder}, supersession judge ${r.judge}`);
-  out(`${'search'.padEnd(42)} ${'paraphrase (n=' + r.recall.hybrid.paraphrase.questions + ')'}   ${'lexical (n=' + r.recall.hybrid.lexical.questions + ')'}`);
-  out(`${''.padEnd(42)} ${'R@1 %'.padStart(7)} ${'R@3 %'.padStart(7)}   ${'R@1 %'.padStart(7)} ${'R@3 %'.padStart(7)}`);
-  for (const [name, s] of Object.entries(r.recall)) out(`${name.padEnd(42)} ${cell(s.paraphrase)}   ${cell(s.lexical)}`);
-  out('fusions compared on the same questions:');
-  for (const v of r.fusion_variants) out(`  ${v.name.padEnd(40)} ${cell(v.paraphrase)}   ${cell(v.lexical)}`);
+  out(`memory quality: ${r.facts} facts for one customer; paraphrase questions split into a tuning set and a held-out set; embedder ${r.embedder}, supersession judge ${r.judge}`);
+  const head = (name: string, s: RecallScore) => `${name} (n=${s.questions})`.padStart(15);
+  out(`${'search'.padEnd(42)} ${head('tuning', r.recall.hybrid.paraphrase)}   ${head('held-out', r.recall.hybrid.held_out)}   ${head('lexical', r.recall.hybrid.lexical)}`);
+  out(`${''.padEnd(42)} ${`${'R@1 %'.padStart(7)} ${'R@3 %'.padStart(7)}   `.repeat(3).trimEnd()}`);
+  const row = (s: QuestionSetScores) => `${cell(s.paraphrase)}   ${cell(s.held_out)}   ${cell(s.lexical)}`;
+  for (const [name, s] of Object.entries(r.recall)) out(`${name.padEnd(42)} ${row(s)}`);
+  out('fusions compared on the same questions (chosen on the tuning set only):');
+  for (const v of r.fusion_variants) out(`  ${v.name.padEnd(40)} ${row(v)}`);
   out(`facts still current after all writes: ${r.current.current} of ${r.current.expected}` + (r.current.lost.length ? ` (lost: ${r.current.lost.join(', ')})` : ' (none lost)'));
   out(`true replacements honoured: ${r.replacements.honoured} of ${r.replacements.pairs}` + (r.replacements.missed.length ? ` (missed: ${r.replacements.missed.join(', ')})` : ''));
   out(`must-keep pairs kept: ${r.must_keep.kept} of ${r.must_keep.pairs}` + (r.must_keep.broken.length ? ` (broken: ${r.must_keep.broken.join('; ')})` : ''));
