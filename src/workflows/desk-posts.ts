@@ -56,6 +56,11 @@ export function queueNote(run: Run, note: DeskNote): void {
   enqueue(run, { kind: 'note', body: note.body, tags: note.tags, ...(note.status ? { status: note.status } : {}) });
 }
 
+/** True when posts wait in the outbox. */
+export function hasPendingPosts(run: Run): boolean {
+  return Boolean(run.postsToDesk && run.s.desk?.pending.length);
+}
+
 /** Puts posts a desk refused back in the queue (a person resumed the case, e.g. after fixing credentials). */
 export function requeueRefused(run: Run): void {
   const outbox = run.s.desk;

@@ -4,7 +4,7 @@ import { customerText } from '../context/transcript';
 import type { InboxMessage, InvestigationInput, InvestigationStatus } from '../schemas/investigation';
 import { activitiesFor } from './activities';
 import { closeCase } from './close-case';
-import { flushDeskPosts, queueReply, startDeskPosts } from './desk-posts';
+import { flushDeskPosts, hasPendingPosts, queueReply, startDeskPosts } from './desk-posts';
 import { handOff, installHandOffHandlers, resolveOnClose, resumeOnCustomerMessage } from './hand-off';
 import { carriedStateQuery, closeTicketSignal, customerMessageSignal, statusQuery } from './investigation-api';
 import { markRecovered } from './recovery';
@@ -83,7 +83,8 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     if (s.awaiting !== 'model') {
       await postToDesk();
       publish(id, s);
-      const waitFor = () => s.inbox.length > 0 || closeRequested || decisionReady() || s.awaiting === 'model';
+      // A post queued while waiting (a person's reply, a re-queued refused post) wakes the loop to send it.
+      const waitFor = () => s.inbox.length > 0 || closeRequested || decisionReady() || s.awaiting === 'model' || hasPendingPosts(run);
       // A person's case, or one with a refund being decided, waits however long that takes (the
       // approval timer ends the latter); an answered one closes after the follow-up window.
       if (s.awaiting === 'person' || s.pending) await condition(waitFor);

@@ -17,7 +17,7 @@ export const INTERCOM_SECRET = 'intercom-client-secret-for-tests';
 export const FRESHDESK_TOKEN = 'freshdesk-token-for-tests-0123456789';
 /** Desk users mapped to the seeded customers. */
 export const ZENDESK_REQUESTER = 8447388090494;
-export const CUSTOMER = 'cust_priya';
+export const CUSTOMER = 'cust_dana';
 
 /** What a test file gets: read inside tests. */
 export interface DeskStack {
