@@ -159,7 +159,7 @@ describe('the generic outbound webhook', () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
-      const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name]) : undefined);
+      const header = (name: string) => (typeof req.headers[name] === 'string' ? req.headers[name] : undefined);
       const verified = verifyCaseworkWebhook({
         secret: SECRET,
         timestamp: header('x-casework-timestamp'),
