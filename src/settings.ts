@@ -29,6 +29,14 @@ export function pricesFromConfig(
 
 const HOUR = 3_600_000;
 
+/** True when CASEWORK_DESKS lists the generic outbound webhook. */
+export function deskWebhookEnabled(desks: string): boolean {
+  return desks
+    .split(',')
+    .map((s) => s.trim())
+    .includes('webhook');
+}
+
 /** The settings a new investigation starts with, from configuration. */
 export function investigationSettings(config: Config): InvestigationSettings {
   return {
@@ -47,5 +55,7 @@ export function investigationSettings(config: Config): InvestigationSettings {
     maxTokens: config.CASEWORK_MAX_TOKENS,
     thinking: config.CASEWORK_THINKING === 'true',
     prices: pricesFromConfig(config),
+    // Only when set, so the settings of runs without a generic webhook stay as they were.
+    ...(deskWebhookEnabled(config.CASEWORK_DESKS) ? { deskWebhook: true } : {}),
   };
 }

@@ -17,6 +17,7 @@ import { instrumentModel } from './observability/instrument-model';
 import { installTelemetry } from './observability/logging';
 import { processMetrics, type CaseworkMetrics } from './observability/metrics';
 import { connectClient } from './temporal/client';
+import { deskSettings, type DeskSettings } from './desk/settings';
 import { CONNECT_ATTEMPTS, connectionOptions, withConnectTimeout } from './temporal/connection';
 
 /** Workflow interceptor modules (log attributes: customer, ticket, step); a prebuilt bundle must be built with them. */
@@ -58,6 +59,8 @@ export interface WorkerDeps {
   metrics?: CaseworkMetrics;
   /** Embeds memory for recall by meaning; unset, memory searches by words alone. */
   embedder?: Embedder;
+  /** The desks replies and notes go to; unset, built from config (CASEWORK_DESKS). */
+  desk?: Pick<DeskSettings, 'clients'>;
 }
 
 /** Connects the worker's native connection, failing within seconds when Temporal is not there. */
@@ -74,6 +77,7 @@ export function connectWorker(config: Config): Promise<NativeConnection> {
 export function createWorker(deps: WorkerDeps): Promise<Worker> {
   const { config } = deps;
   const metrics = deps.metrics ?? processMetrics();
+  const desk = deps.desk ?? deskSettings(config);
   // A prebuilt bundle carries its own workflow interceptors; passing them again only draws a warning.
   const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = deps.workflowBundlePath
     ? { workflowBundle: { codePath: deps.workflowBundlePath } }
@@ -83,7 +87,13 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...workflows,
-    activities: createActivities({ pool: deps.pool, model: instrumentModel(deps.model, metrics), noteTtlMonths: config.CASEWORK_NOTE_TTL_MONTHS, embedder: deps.embedder }),
+    activities: createActivities({
+      pool: deps.pool,
+      model: instrumentModel(deps.model, metrics),
+      noteTtlMonths: config.CASEWORK_NOTE_TTL_MONTHS,
+      embedder: deps.embedder,
+      desk: { clients: desk.clients, observer: metrics.desk.observer },
+    }),
     interceptors: {
       activity: [activityInterceptors(metrics)],
       ...(deps.workflowBundlePath ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),

@@ -14,7 +14,7 @@ import { createWebhookClient, verifyCaseworkWebhook } from '../src/desk/webhook-
 import { createZendeskClient, zendeskMarkerTag } from '../src/desk/zendesk-client';
 import { acceptZendeskWebhook } from '../src/desk/zendesk-inbound';
 import { formatThread, startDeskStandin, type DeskStandin } from '../src/dev/desk-standin';
-import { refundAwaitingNote } from '../src/desk/notes';
+import { refundAwaitingNote } from '../src/workflows/desk-notes';
 
 // Replies against the Zendesk stand-in (src/dev/desk-standin.ts, a test double of Zendesk's
 // API), and the Intercom, Freshdesk and generic-webhook adapters against recorded requests.

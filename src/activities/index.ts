@@ -4,6 +4,7 @@ import type { Embedder } from '../memory/embedder';
 import type { Model } from '../model/port';
 import { createBulkReadActivities } from './bulk-read';
 import { createCompactionActivities } from './compaction';
+import { createDeskActivities, type DeskActivityDeps } from './desk';
 import { createMemoryActivities } from './memory';
 import { createModelActivities } from './model';
 import { createToolActivities } from './tools';
@@ -16,6 +17,8 @@ export interface ActivityDeps {
   noteTtlMonths: number;
   /** Recall by meaning and embeddings on every memory write; unset, memory searches by words alone. */
   embedder?: Embedder;
+  /** Desk clients for postToDesk; unset, every post is skipped (no desk configured). */
+  desk?: DeskActivityDeps;
 }
 
 /** Every activity the Investigation workflow calls, keyed by activity name (tools by tool name). */
@@ -28,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMemoryActivities({ pool: deps.pool, noteTtlMonths: deps.noteTtlMonths, embedder: deps.embedder, model }),
     ...createCompactionActivities({ model }),
     ...createBulkReadActivities({ pool: deps.pool, model }),
+    ...createDeskActivities(deps.desk ?? { clients: new Map() }),
   };
 }
 

@@ -63,9 +63,14 @@ export function createWebhookRoute(deps: WebhookRouteDeps) {
     res.end(JSON.stringify(body));
   };
 
-  return async function handleWebhook(desk: InboundDeskName, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** Handles one delivery; `report` also gets its log entry (the server puts it on the request's log line). */
+  return async function handleWebhook(desk: InboundDeskName, req: IncomingMessage, res: ServerResponse, report?: (entry: WebhookLog) => void): Promise<void> {
     const started = performance.now();
-    const log = (entry: Omit<WebhookLog, 'desk' | 'ms'>) => deps.log({ desk, ms: Math.round((performance.now() - started) * 10) / 10, ...entry });
+    const log = (entry: Omit<WebhookLog, 'desk' | 'ms'>) => {
+      const full: WebhookLog = { desk, ms: Math.round((performance.now() - started) * 10) / 10, ...entry };
+      deps.log(full);
+      report?.(full);
+    };
     const body = await readRaw(req, MAX_WEBHOOK_BYTES);
     if (!body) {
       deps.received?.(desk, 'rejected');

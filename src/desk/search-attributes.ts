@@ -1,19 +1,13 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import type { AcceptedWebhook } from './types';
+import { SA } from '../schemas/search-attributes';
+import type { DeskRef } from './types';
 
-/** Search attributes for the desk a ticket came from; to be merged into SA in src/schemas/search-attributes.ts. */
-export const DESK_SA = {
-  desk: defineSearchAttributeKey('CaseworkDesk', SearchAttributeType.KEYWORD),
-  deskTicketId: defineSearchAttributeKey('CaseworkDeskTicketId', SearchAttributeType.KEYWORD),
-} as const;
+/** The desk search attributes (registered with casework's others in src/schemas/search-attributes.ts). */
+export const DESK_SA = { desk: SA.desk, deskTicketId: SA.deskTicketId } as const;
 
-/** The same as `Name=Type` flags for `temporal server start-dev --search-attribute`. */
-export const DESK_SEARCH_ATTRIBUTE_FLAGS: string[] = ['CaseworkDesk=Keyword', 'CaseworkDeskTicketId=Keyword'];
-
-/** The typed search attributes to add to signal-with-start for an accepted webhook. */
-export function deskSearchAttributes(accepted: Pick<AcceptedWebhook, 'ref'>) {
+/** The typed search attributes naming the desk ticket a run answers. */
+export function deskSearchAttributes(ref: Pick<DeskRef, 'desk' | 'externalTicketId'>) {
   return [
-    { key: DESK_SA.desk, value: accepted.ref.desk },
-    { key: DESK_SA.deskTicketId, value: accepted.ref.externalTicketId },
+    { key: DESK_SA.desk, value: ref.desk },
+    { key: DESK_SA.deskTicketId, value: ref.externalTicketId },
   ];
 }

@@ -1,3 +1,4 @@
+import type { InboundDeskName } from '../schemas/desk-ticket';
 import type { TicketEvent } from '../schemas/event';
 
 // The shapes every desk adapter shares: what a webhook becomes, and how a casework ticket id
@@ -7,8 +8,8 @@ import type { TicketEvent } from '../schemas/event';
 export const DESK_NAMES = ['zendesk', 'intercom', 'freshdesk', 'webhook'] as const;
 /** One of DESK_NAMES. */
 export type DeskName = (typeof DESK_NAMES)[number];
-/** Desks that send casework webhooks (the generic webhook only receives). */
-export type InboundDeskName = Exclude<DeskName, 'webhook'>;
+/** Desks that send casework webhooks (the generic webhook only receives); defined with the ticket-id helpers in schemas, which workflow code uses. */
+export type { InboundDeskName };
 
 /** The desk's own names for what a casework event came from. */
 export interface DeskRef {
@@ -57,24 +58,7 @@ export interface WebhookDelivery {
   body: Buffer;
 }
 
-const TICKET_ID = /^(zendesk|intercom|freshdesk)-([A-Za-z0-9_]{1,80})$/;
-const EXTERNAL_ID = /^[A-Za-z0-9_]{1,80}$/;
-
-/** True when a desk's id can be part of a casework ticket id (letters, digits, "_"; 1-80). */
-export function isExternalId(value: string): boolean {
-  return EXTERNAL_ID.test(value);
-}
-
-/** casework's ticket id for a desk ticket: "zendesk-5158", so ids from two desks never collide. */
-export function deskTicketId(desk: InboundDeskName, externalTicketId: string): string {
-  return `${desk}-${externalTicketId}`;
-}
-
-/** The desk and its ticket id behind a casework ticket id, or undefined for tickets from POST /events. */
-export function parseDeskTicketId(ticketId: string): { desk: InboundDeskName; externalTicketId: string } | undefined {
-  const match = TICKET_ID.exec(ticketId);
-  return match ? { desk: match[1] as InboundDeskName, externalTicketId: match[2]! } : undefined;
-}
+export { deskTicketId, isExternalId, parseDeskTicketId } from '../schemas/desk-ticket';
 
 /** A ticket event before the customer is known: adapters build this, the lookup completes it. */
 export type TicketEventDraft = Omit<TicketEvent, 'customerId'>;

@@ -89,7 +89,14 @@ const STATUSES = new Set(['new', 'open', 'pending', 'hold', 'solved', 'closed'])
 const TAG = /^[^\s,]{1,80}$/;
 
 /** Starts the stand-in on 127.0.0.1 (port 0: any free port). */
-export async function startDeskStandin(options: { port?: number; webhookSecret?: string; now?: () => Date } = {}): Promise<DeskStandin> {
+export async function startDeskStandin(
+  options: {
+    port?: number;
+    webhookSecret?: string;
+    now?: () => Date;
+    /** The first ticket's id (5158 by default); stand-ins sharing one Temporal server need ids apart. */ firstTicketId?: number;
+  } = {},
+): Promise<DeskStandin> {
   const now = options.now ?? (() => new Date());
   const agent = { id: 900001, name: 'casework (agent)', is_staff: true, email: 'casework@example.test', apiToken: randomUUID() };
   const users = new Map<number, StandinUser>([[agent.id, agent]]);
@@ -97,7 +104,7 @@ export async function startDeskStandin(options: { port?: number; webhookSecret?:
   const faults: StandinFault[] = [];
   const requests: DeskStandin['requests'] = [];
   const webhookSecret = options.webhookSecret ?? `whsec-${randomUUID()}`;
-  let nextTicket = 5158;
+  let nextTicket = options.firstTicketId ?? 5158;
   let nextComment = 10001;
   let nextAudit = 70001;
   const expectedAuth = `Basic ${Buffer.from(`${agent.email}/token:${agent.apiToken}`).toString('base64')}`;

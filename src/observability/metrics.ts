@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createDeskMetrics, type DeskMetrics } from '../desk/metrics';
 import type { ModelPurpose, TokenUsage } from '../schemas/model';
 
 // casework's own Prometheus metrics. One registry per process (processMetrics), so several
@@ -50,6 +51,9 @@ export class CaseworkMetrics {
   readonly registry = new Registry();
   private readonly inputTotals = new Map<string, Record<InputTokenKind, number>>();
   private openSource: OpenInvestigationSource | undefined;
+
+  /** Desk webhooks received / rejected by reason, replies and notes posted / failed by desk (names in DESK_METRICS). */
+  readonly desk: DeskMetrics = createDeskMetrics(this.registry);
 
   readonly modelCalls = new Counter({
     name: METRIC.modelCalls,

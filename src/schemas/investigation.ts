@@ -69,6 +69,8 @@ export interface InvestigationSettings {
   prices: PriceTable;
   /** How long an activity keeps retrying an unreachable dependency before a person is told (absent in runs started before it existed). */
   outageBudgetMs?: number;
+  /** Post the replies of tickets from POST /events to the generic outbound webhook (CASEWORK_DESKS lists webhook). Desk tickets always post. */
+  deskWebhook?: boolean;
 }
 
 /** One message the customer sent, as the ticketing system delivered it. */
@@ -166,6 +168,30 @@ export interface CarriedState {
   recoveries: RecoveredFrom[];
   /** Shown as the next step's context event (e.g. the run was recovered), then cleared. */
   contextEventDue: string | null;
+  /** Replies and notes for the desk ticket (absent in runs from before desks were wired). */
+  desk?: DeskOutbox;
+}
+
+/** One reply or internal note waiting to be posted to the desk ticket. Its kind and number make its idempotency key. */
+export interface DeskPostItem {
+  kind: 'reply' | 'note';
+  /** The reply's (or note's) number in the investigation, counted per kind: 1, 2, 3… */
+  sequence: number;
+  body: string;
+  tags?: string[];
+  status?: 'open' | 'pending' | 'solved';
+}
+
+/** The desk outbox: what was numbered, what waits to be posted, and what a desk refused. Carried across continue-as-new. */
+export interface DeskOutbox {
+  replies: number;
+  notes: number;
+  /** Queued in order; the first is posted (or retried) before the next. */
+  pending: DeskPostItem[];
+  /** Posts the desk refused for good (credentials, a missing ticket); queued again when a person resumes the case. */
+  failed: (DeskPostItem & { error: string })[];
+  /** Posts the desk has (or had already, from an earlier attempt). */
+  posted: number;
 }
 
 /** The one input object of the Investigation workflow. */
@@ -201,4 +227,6 @@ export interface InvestigationStatus {
   refunds: PaidRefund[];
   /** The broken run this investigation was last recovered from, if any. */
   recoveredFrom?: RecoveredFrom | null;
+  /** The desk outbox, for runs that post to a desk: pending, posted and refused posts. */
+  desk?: DeskOutbox;
 }

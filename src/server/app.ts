@@ -1,8 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Authenticator } from './auth';
+import { mayReadAll, type Authenticator } from './auth';
 import { createRouteContext, type AppDeps, type RouteContext, type Trace } from './context';
 import { errorAnswer, HttpError, sendJson, type Answer } from './http';
+import { webhookRouteDesk } from '../desk/route';
+import { deskSettings } from '../desk/settings';
 import { postEvent } from './routes/events';
+import { sendMetrics } from './routes/metrics';
+import { createWebhookHandler, type WebhookHandler } from './routes/webhooks';
 import { health } from './routes/health';
 import { decide, getInvestigation, workflowIdOf } from './routes/investigations';
 import { MEMORY_ROUTE, memoryRoute } from './routes/memory';
@@ -16,6 +20,8 @@ export { RETRY_AFTER_SECONDS, type AppDeps, type RequestLog } from './context';
 //   POST /investigations/:id/approve | /deny   {requestId, approver?, reason?} via the validated update
 //   GET|PATCH|DELETE /customers/:id/memory…    the memory routes (routes/memory.ts)
 //   GET  /healthz                              200 when Temporal answers, else 503 (no credentials needed)
+//   POST /webhooks/{zendesk|intercom|freshdesk} a desk's signed webhook -> 202 (routes/webhooks.ts; the signature is the credential)
+//   GET  /metrics                              Prometheus text (a key that may read every customer's cases)
 // Every request gets exactly one answer: each route returns one, and every error becomes one.
 
 /** The request handler and the authenticator it uses. */
@@ -30,9 +36,24 @@ function onlyMethod(method: string, allowed: string, path: string): void {
   if (method !== allowed) throw new HttpError(405, `${method} is not allowed on ${path}; use ${allowed}`, { allow: allowed });
 }
 
-/** Finds the route for a path and runs it. */
-async function route(ctx: RouteContext, req: IncomingMessage, path: string, trace: Trace): Promise<Answer> {
+const WEBHOOK_PATH = /^\/webhooks\/(zendesk|intercom|freshdesk)$/;
+
+/** Finds the route for a path and runs it; undefined when the route wrote its own answer. */
+async function route(ctx: RouteContext, req: IncomingMessage, res: ServerResponse, path: string, trace: Trace, webhooks: WebhookHandler): Promise<Answer | undefined> {
   const method = req.method ?? 'GET';
+  if (WEBHOOK_PATH.test(path)) {
+    onlyMethod(method, 'POST', path);
+    const desk = webhookRouteDesk(method, path);
+    if (desk) await webhooks(desk, req, res, trace);
+    return undefined;
+  }
+  if (path === '/metrics') {
+    onlyMethod(method, 'GET', path);
+    const principal = ctx.principalOf(req, trace);
+    if (!mayReadAll(principal)) throw new HttpError(403, 'these credentials may not read metrics; use an operator key');
+    await sendMetrics(res);
+    return undefined;
+  }
   if (path === '/healthz') {
     onlyMethod(method, 'GET', path);
     return health(ctx);
@@ -58,6 +79,8 @@ async function route(ctx: RouteContext, req: IncomingMessage, path: string, trac
 /** Builds the request handler. Throws when the endpoint is not configured safely (no keys, not open mode). */
 export function createApp(deps: AppDeps): App {
   const ctx = createRouteContext(deps);
+  // A desk listed in CASEWORK_DESKS without its secret fails here, at start, naming the variable.
+  const webhooks = createWebhookHandler(ctx, deps.desk ?? deskSettings(deps.config));
   return {
     auth: ctx.auth,
     async handle(req, res) {
@@ -66,15 +89,15 @@ export function createApp(deps: AppDeps): App {
       // While draining, each answer closes its connection so keep-alive callers reconnect elsewhere.
       if (deps.isShuttingDown?.()) res.setHeader('connection', 'close');
       const path = (req.url ?? '/').split('?')[0]?.replace(/(.)\/+$/, '$1') ?? '/';
-      let answer: Answer;
+      let answer: Answer | undefined;
       try {
-        answer = await route(ctx, req, path, trace);
+        answer = await route(ctx, req, res, path, trace, webhooks);
       } catch (error) {
         answer = errorAnswer(error);
         if (answer.status === 500) trace.error = `${(error as Error).name}: ${(error as Error).message}`;
       }
-      if (!res.headersSent) sendJson(res, answer.status, answer.body, answer.headers);
-      else res.destroy();
+      if (!res.headersSent && answer) sendJson(res, answer.status, answer.body, answer.headers);
+      else if (!res.writableEnded) res.destroy();
       const status = res.statusCode;
       deps.log({
         ts: new Date().toISOString(),

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
+import type { DeskSettings } from '../desk/settings';
 import type { InvestigationSettings } from '../schemas/investigation';
 import { investigationSettings } from '../settings';
 import { createAuthenticator, type Authenticator, type Principal } from './auth';
@@ -29,6 +30,11 @@ export interface RequestLog {
   error?: string;
   /** Why the gate refused a ticket event (db/tickets.ts); such a line is a warning. */
   refused?: string;
+  /** Desk webhooks: the desk, what became of the delivery (accepted, ignored, rejected, duplicate, failed), its event and ticket. */
+  desk?: string;
+  outcome?: string;
+  eventId?: string;
+  ticketId?: string;
 }
 
 /** What the request handler needs; the server wires real ones, tests their own. */
@@ -45,6 +51,8 @@ export interface AppDeps {
   updateTimeoutMs?: number;
   /** True once the server is draining; health checks then answer 503 so traffic moves elsewhere. */
   isShuttingDown?: () => boolean;
+  /** The desks whose webhooks are accepted; defaults to one built from config (CASEWORK_DESKS). */
+  desk?: Pick<DeskSettings, 'inbound'>;
 }
 
 /** Per-request facts the log line reports. */
@@ -54,6 +62,10 @@ export interface Trace {
   principal?: string;
   error?: string;
   refused?: string;
+  desk?: string;
+  outcome?: string;
+  eventId?: string;
+  ticketId?: string;
 }
 
 /** Seconds a caller should wait before resending after a 503. */

@@ -31,7 +31,20 @@ export function activitiesFor(settings: InvestigationSettings) {
   const { callModel, compactConversation } = proxyActivities<Activities>(modelCallOptions(settings));
   const tools = proxyActivities<Activities>(toolOptions(settings));
   const { loadMemory, recordCase, recordRefundDecision } = proxyActivities<Activities>({ ...waitOut(settings), startToCloseTimeout: '30 seconds' });
-  return { callModel, compactConversation, tools, loadMemory, recordCase, recordRefundDecision, toolOptions: toolOptions(settings), modelOptions: modelCallOptions(settings) };
+  // A desk call times out after CASEWORK_DESK_TIMEOUT_MS (10 s by default), well inside this; a 429's
+  // Retry-After overrides the backoff (nextRetryDelay), and 401/403/404 fail at once (non-retryable).
+  const { postToDesk } = proxyActivities<Activities>({ ...waitOut(settings), startToCloseTimeout: '45 seconds' });
+  return {
+    callModel,
+    compactConversation,
+    tools,
+    loadMemory,
+    recordCase,
+    recordRefundDecision,
+    postToDesk,
+    toolOptions: toolOptions(settings),
+    modelOptions: modelCallOptions(settings),
+  };
 }
 
 /** The activities a run calls. */

@@ -1,5 +1,7 @@
 import { ActivityFailure, condition, log } from '@temporalio/workflow';
+import { needsHumanNote } from './desk-notes';
 import { liveTail } from './context-step';
+import { flushDeskPosts, queueNote } from './desk-posts';
 import { publish, type Run } from './state';
 import { failureText } from './turn';
 
@@ -15,9 +17,13 @@ export async function closeCase(run: Run): Promise<void> {
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       log.error('the case could not be recorded; waiting for a person to resume', { error: failureText(error) });
-      run.s.handOffs.push({ reason: `the case could not be recorded: ${failureText(error)}`, at: new Date().toISOString(), step: run.s.step, resolution: null });
+      const reason = `the case could not be recorded: ${failureText(error)}`;
+      run.s.handOffs.push({ reason, at: new Date().toISOString(), step: run.s.step, resolution: null });
       run.s.awaiting = 'person';
+      queueNote(run, needsHumanNote({ workflowId: run.id.workflowId, reason }));
       publish(run.id, run.s);
+      // The team hears of it on the ticket; a desk refusing too changes nothing: the case already waits for a person.
+      await flushDeskPosts(run);
       await condition(() => run.s.awaiting === 'model');
     }
   }

@@ -1,6 +1,8 @@
 import { log, setHandler } from '@temporalio/workflow';
+import { needsHumanNote } from './desk-notes';
 import { appendAssistant, appendUserText } from '../context/replies';
 import { repairTranscript } from '../context/transcript-check';
+import { queueNote, queueReply, requeueRefused } from './desk-posts';
 import { humanReplyUpdate, resumeUpdate } from './investigation-api';
 import { openHandOff, publish, type Run } from './state';
 
@@ -14,8 +16,12 @@ import { openHandOff, publish, type Run } from './state';
 export const HOLDING_REPLY =
   'Thank you for your patience. I could not finish looking into this myself, so I have passed your case to a colleague, who will pick it up and reply to you here.';
 
-/** Hands the case to a person: records why, tells the customer, and waits for a person. */
-export function handOff(run: Run, reason: string): void {
+/**
+ * Hands the case to a person: records why, tells the customer (and the team, in an internal
+ * note on the desk ticket), and waits for a person. When the desk itself refused casework's
+ * posts (`deskRefused`), nothing more is queued for it: the status, the memo and the log say so.
+ */
+export function handOff(run: Run, reason: string, options: { deskRefused?: boolean } = {}): void {
   const { s } = run;
   log.warn('investigation needs a person', { reason, step: s.step });
   s.handOffs.push({ reason, at: new Date().toISOString(), step: s.step, resolution: null });
@@ -24,6 +30,10 @@ export function handOff(run: Run, reason: string): void {
   appendAssistant(s.transcript, { role: 'assistant', content: [{ type: 'text', text: HOLDING_REPLY }] });
   s.lastReply = HOLDING_REPLY;
   s.awaiting = 'person';
+  if (!options.deskRefused) {
+    queueReply(run, HOLDING_REPLY);
+    queueNote(run, needsHumanNote({ workflowId: run.id.workflowId, reason }));
+  }
   publish(run.id, s);
 }
 
@@ -31,6 +41,8 @@ export function handOff(run: Run, reason: string): void {
 function resolve(run: Run, by: string, action: 'resumed' | 'replied' | 'closed'): void {
   const open = openHandOff(run.s);
   if (open) open.resolution = { by, action, at: new Date().toISOString() };
+  // Whatever the desk refused goes out again now that a person has looked (e.g. fixed the credentials).
+  if (action !== 'closed') requeueRefused(run);
 }
 
 /** The hand-over ends because the customer wrote again: the model tries once more. */
@@ -74,6 +86,7 @@ export function installHandOffHandlers(run: Run): void {
       appendAssistant(run.s.transcript, { role: 'assistant', content: [{ type: 'text', text }] });
       run.s.lastReply = text;
       run.s.awaiting = 'customer';
+      queueReply(run, text);
       publish(run.id, run.s);
       return { replied: true as const };
     },

@@ -4,6 +4,7 @@ import { customerText } from '../context/transcript';
 import type { InboxMessage, InvestigationInput, InvestigationStatus } from '../schemas/investigation';
 import { activitiesFor } from './activities';
 import { closeCase } from './close-case';
+import { flushDeskPosts, hasPendingPosts, queueReply, startDeskPosts } from './desk-posts';
 import { handOff, installHandOffHandlers, resolveOnClose, resumeOnCustomerMessage } from './hand-off';
 import { carriedStateQuery, closeTicketSignal, customerMessageSignal, statusQuery } from './investigation-api';
 import { markRecovered } from './recovery';
@@ -46,6 +47,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
   setHandler(closeTicketSignal, (event) => {
     if (event.customerId === id.customerId) closeRequested = true;
   });
+  startDeskPosts(run, input);
   installDecisionHandlers(s);
   installHandOffHandlers(run);
   const watch = () => void watchApproval(s, settings);
@@ -69,13 +71,20 @@ export async function investigation(input: InvestigationInput): Promise<Investig
   const drainInbox = (): string[] => s.inbox.splice(0, s.inbox.length).map((m) => m.message);
   const mustContinueAsNew = () => workflowInfo().continueAsNewSuggested || stepsThisRun >= settings.maxStepsPerRun;
   const decisionReady = () => pendingDecision(s) !== undefined;
+  /** Posts what the turn queued for the desk; a desk that refuses for good hands the case to a person. */
+  const postToDesk = async () => {
+    const refused = await flushDeskPosts(run);
+    if (refused) handOff(run, refused, { deskRefused: true });
+  };
 
   // The conversation: turns of the customer, the model, people deciding refunds or taking over,
   // until the ticket closes.
   for (;;) {
     if (s.awaiting !== 'model') {
+      await postToDesk();
       publish(id, s);
-      const waitFor = () => s.inbox.length > 0 || closeRequested || decisionReady() || s.awaiting === 'model';
+      // A post queued while waiting (a person's reply, a re-queued refused post) wakes the loop to send it.
+      const waitFor = () => s.inbox.length > 0 || closeRequested || decisionReady() || s.awaiting === 'model' || hasPendingPosts(run);
       // A person's case, or one with a refund being decided, waits however long that takes (the
       // approval timer ends the latter); an answered one closes after the follow-up window.
       if (s.awaiting === 'person' || s.pending) await condition(waitFor);
@@ -112,6 +121,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     if (s.turnSteps >= settings.maxSteps) {
       s.lastReply = STEP_CAP_REPLY;
       appendAssistant(s.transcript, { role: 'assistant', content: [{ type: 'text', text: STEP_CAP_REPLY }] });
+      queueReply(run, STEP_CAP_REPLY);
       s.awaiting = 'customer';
       continue;
     }
@@ -126,6 +136,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
 
   resolveOnClose(run);
   await closeCase(run);
+  await postToDesk();
   publish(id, s, true);
   return statusOf(id, s);
 }

@@ -2,9 +2,11 @@ import { ActivityFailure, ApplicationFailure, condition, log, setHandler, upsert
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import type { RefundRequestResult } from '../activities/tools/refunds';
 import { labelDecisionNote } from '../context/wire';
+import { refundAwaitingNote, refundIssuedNote } from './desk-notes';
 import type { CarriedState, InvestigationSettings, RefundDecision } from '../schemas/investigation';
 import type { ToolCall, ToolOutcome, TypedToolOutcome } from '../schemas/tool-call';
 import { decisionProblem, describeDuration } from './approvals';
+import { queueNote, toolEvidence } from './desk-posts';
 import { decideRefundSignal, decideRefundUpdate } from './investigation-api';
 import { publish, type Run } from './state';
 
@@ -99,6 +101,18 @@ export async function requestRefund(run: Run, use: ToolUseBlock, call: ToolCall,
     approvers: settings.approvers,
     reminded: false,
   };
+  queueNote(
+    run,
+    refundAwaitingNote({
+      workflowId: run.id.workflowId,
+      requestId: request_id,
+      orderId: order_id,
+      amountCents: amount_cents,
+      reason,
+      evidence: toolEvidence(s.transcript),
+      approvers: settings.approvers.map((a) => `${a.name} (up to ${(a.limit_cents / 100).toFixed(2)})`),
+    }),
+  );
   publish(run.id, s);
   const filed: FiledRequest = {
     request_id,
@@ -183,6 +197,7 @@ export async function settleDecision(run: Run, decision: RefundDecision): Promis
         amount_cents: paid.amount_cents,
         approval_id: recorded.approvalId ?? '',
       });
+      queueNote(run, refundIssuedNote({ requestId: request.request_id, orderId: paid.order_id, amountCents: paid.amount_cents, approver: decision.approver }));
     }
   }
   s.pending = null;

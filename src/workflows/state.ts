@@ -95,6 +95,7 @@ export function statusOf(id: RunIdentity, s: CarriedState): InvestigationStatus 
     continuedAsNew: s.runsSoFar,
     refunds: s.refunds,
     recoveredFrom: s.recoveries[s.recoveries.length - 1] ?? null,
+    ...(s.desk ? { desk: s.desk } : {}),
   };
 }
 
@@ -121,4 +122,6 @@ export interface Run {
   s: CarriedState;
   settings: InvestigationSettings;
   acts: RunActivities;
+  /** True when this run posts its replies and notes to a desk (desk-posts.ts decides once, at start). */
+  postsToDesk?: boolean;
 }

@@ -7,6 +7,7 @@ import { toolResultMessage, toolUses } from '../context/transcript';
 import { repairTranscript, requestProblems } from '../context/transcript-check';
 import { addUsage, type ModelReply } from '../schemas/model';
 import { buildRequest, prepareContext } from './context-step';
+import { queueReply } from './desk-posts';
 import { handOff } from './hand-off';
 import { publish, type Run } from './state';
 import { runTool } from './tool-dispatch';
@@ -106,6 +107,7 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
     case 'reply':
       s.lastReply = plan.text;
       s.awaiting = 'customer';
+      queueReply(run, plan.text);
       return;
   }
 }

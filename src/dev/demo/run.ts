@@ -4,8 +4,10 @@ import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Config } from '../../config';
 import { money, stepTable, totalsLine, workflowUrl } from '../../client/format';
-import { decideRefund, deliverAndWait, waitUntilSettled } from '../../client/investigations';
+import { decideRefund, deliverAndWait, readStatus, waitUntilSettled } from '../../client/investigations';
 import { startLocalStack } from '../env/stack';
+import { formatThread, startDeskStandin, type DeskStandin } from '../desk-standin';
+import { jsonLog, startServer, type RunningServer } from '../../server/start';
 import { showMemory } from '../../memory/control';
 import { parseTicketEvent, type TicketEvent } from '../../schemas/event';
 import type { InvestigationStatus } from '../../schemas/investigation';
@@ -71,6 +73,45 @@ function printReply(c: Conversation, status: InvestigationStatus): void {
   c.out(`  web UI: ${workflowUrl(c.config.TEMPORAL_UI_URL, c.config.TEMPORAL_NAMESPACE, status.workflowId)}`);
 }
 
+/** Dana's user id on the Zendesk stand-in (mapped to cust_dana through CASEWORK_DESK_CUSTOMERS). */
+const DANA_ZENDESK_ID = 7310042;
+
+/** Waits until the investigation's desk outbox has nothing left to post. */
+async function deskPostsDone(c: Conversation, workflowId: string): Promise<void> {
+  await waitUntilSettled(c.client, workflowId, { pollMs: 100 });
+  for (let tries = 0; tries < 300; tries++) {
+    const status = await readStatus(c.client, workflowId);
+    if (!status.desk?.pending.length) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * The dispute as a support desk sends it: Dana writes on a ticket in the Zendesk stand-in, its
+ * signed webhook reaches casework's HTTP server, and casework's replies and internal notes go
+ * back onto the ticket, printed as the customer and the team see them.
+ */
+async function investigateFromDesk(c: Conversation, desk: { standin: DeskStandin; server: RunningServer }, message: string, approver: string): Promise<InvestigationStatus> {
+  const { ticketId, commentId } = desk.standin.createTicket({ requesterId: DANA_ZENDESK_ID, requesterName: 'Dana Whitfield', subject: 'Order 5102 never arrived', body: message });
+  c.out(`  -> Dana writes on Zendesk ticket ${ticketId} (the stand-in); its signed webhook goes to POST /webhooks/zendesk`);
+  const answered = await desk.standin.sendCommentWebhook(`${desk.server.url}/webhooks/zendesk`, ticketId, commentId);
+  c.out(`  <- casework answered ${answered}; the investigation runs asynchronously`);
+  const workflowId = `investigation-zendesk-${ticketId}`;
+  const print = stepPrinter(c.out);
+  let status = await waitUntilSettled(c.client, workflowId, { onStatus: print, pollMs: 100 });
+  while (status.status === 'awaiting_approval') {
+    await deskPostsDone(c, workflowId);
+    status = await approvePending(c, status, approver, print);
+  }
+  await deskPostsDone(c, workflowId);
+  status = await readStatus(c.client, workflowId);
+  c.out('');
+  c.out(`  ${totalsLine(status)}`);
+  for (const line of formatThread(desk.standin, ticketId).split('\n')) c.out(`  ${line}`);
+  c.out(`  web UI: ${workflowUrl(c.config.TEMPORAL_UI_URL, c.config.TEMPORAL_NAMESPACE, workflowId)}`);
+  return status;
+}
+
 /** Runs one investigation to its reply, approving any refund it asks for. */
 async function investigate(c: Conversation, event: TicketEvent, approver: string): Promise<InvestigationStatus> {
   const print = stepPrinter(c.out);
@@ -95,16 +136,33 @@ export async function runDemo(config: Config, out: Out, options: { keepRunning?:
   out('casework demo: starting the Temporal dev server, an embedded Postgres and a worker...');
   // The worker's info logs would drown the step table; CASEWORK_LOG_LEVEL=info shows them.
   const quiet = { ...config, CASEWORK_LOG_LEVEL: process.env.CASEWORK_LOG_LEVEL ? config.CASEWORK_LOG_LEVEL : ('warn' as const) };
-  const stack = await startLocalStack(quiet, { inMemoryDb: true });
+  const runTag = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+  // Ticket ids from the time, so a reused dev server never mixes this run's desk tickets with an earlier one's.
+  const standin = await startDeskStandin({ firstTicketId: Number(runTag.slice(6)) });
+  const deskConfig: Config = {
+    ...quiet,
+    CASEWORK_DESKS: 'zendesk',
+    CASEWORK_ZENDESK_BASE_URL: standin.url,
+    CASEWORK_ZENDESK_EMAIL: standin.agent.email,
+    CASEWORK_ZENDESK_API_TOKEN: standin.agent.apiToken,
+    CASEWORK_ZENDESK_WEBHOOK_SECRET: standin.webhookSecret,
+    CASEWORK_DESK_CUSTOMERS: `zendesk:${DANA_ZENDESK_ID}=cust_dana`,
+  };
+  const stack = await startLocalStack(deskConfig, { inMemoryDb: true }).catch(async (error: unknown) => {
+    await standin.close();
+    throw error;
+  });
+  let server: RunningServer | undefined;
   try {
+    server = await startServer({ client: stack.client, pool: stack.db.app, config: { ...deskConfig, CASEWORK_HTTP_OPEN: 'true' }, log: jsonLog(deskConfig, out) }, 0);
     out(`  Temporal ${stack.config.TEMPORAL_ADDRESS} (web UI ${stack.server.uiUrl}${stack.server.startedHere ? '' : ', already running'}); Postgres: embedded, in memory`);
     out(`  model: ${stack.model.label}`);
     const c: Conversation = { client: stack.client, pool: stack.db.app, config, out };
-    const runTag = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+    out(`  desk: a Zendesk stand-in (a test double, not Zendesk) at ${standin.url}; casework's HTTP server at ${server.url}`);
 
     out('');
-    out('1. The dispute: a parcel marked delivered that never arrived (Dana, order 5102)');
-    const dispute = await investigate(c, exampleEvent('dana-5102', runTag), 'support-lead');
+    out('1. The dispute, from the support desk: a parcel marked delivered that never arrived (Dana, order 5102)');
+    const dispute = await investigateFromDesk(c, { standin, server }, exampleEvent('dana-5102', runTag).message, 'support-lead');
 
     out('');
     out('2. Priya, conversation one: order 4471 left at the wrong building');
@@ -134,6 +192,8 @@ export async function runDemo(config: Config, out: Out, options: { keepRunning?:
     }
     return { dispute, priya: [one, two] };
   } finally {
+    await server?.close(0);
     await stack.stop();
+    await standin.close();
   }
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { deliverEvent, InvestigationNotFoundError } from '../../client/investigations';
 import { EventRefusedError } from '../../db/tickets';
+import { parseDeskTicketId } from '../../desk/types';
 import { investigationId, parseTicketEvent } from '../../schemas/event';
 import { maySpeakFor, soleCustomer } from '../auth';
 import type { RouteContext, Trace } from '../context';
@@ -19,6 +20,9 @@ export async function postEvent(ctx: RouteContext, req: IncomingMessage, trace: 
     throw new HttpError(403, `these credentials may not send events for customer ${raw.customerId}`);
   }
   const event = parseTicketEvent(raw);
+  // Replies to such a ticket go to that desk's ticket: only the desk's own signed webhook may open one.
+  const desk = parseDeskTicketId(event.ticketId);
+  if (desk) throw new HttpError(400, `ticketId: "${desk.desk}-…" ids are reserved for tickets from POST /webhooks/${desk.desk}; use another ticket id`);
   trace.customerId = event.customerId;
   trace.workflowId = investigationId(event.ticketId);
   const delivered = await ctx

@@ -1,4 +1,4 @@
-import type { DeskStatus } from './client';
+import type { DeskStatus } from '../desk/client';
 
 // The internal notes casework leaves on the desk ticket when the case changes state, written
 // once here so every desk shows the team the same words. Pure string functions with no imports

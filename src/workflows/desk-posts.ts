@@ -1,0 +1,120 @@
+import { ActivityFailure, log, patched, upsertSearchAttributes } from '@temporalio/workflow';
+import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { DeskNote } from './desk-notes';
+import { parseDeskTicketId } from '../schemas/desk-ticket';
+import type { DeskOutbox, DeskPostItem, InvestigationInput } from '../schemas/investigation';
+import { SA } from '../schemas/search-attributes';
+import type { Run } from './state';
+
+// The desk outbox: every reply the customer is given and every internal note for the team is
+// numbered and queued in the workflow's state, then posted by the postToDesk activity, first
+// queued first. The number (per kind) and the workflow id make the post's idempotency key, so a
+// retried activity, a replayed history, a continue-as-new (the outbox is carried) or a recovered
+// run (the carried state includes it) posts each one exactly once. Runs from before the outbox
+// existed (no 'desk-posts' marker in their history) post nothing, so they replay as recorded.
+
+/** The patch that introduced desk posts; histories without its marker post nothing. */
+export const DESK_POSTS_PATCH = 'desk-posts';
+
+/** An outbox with nothing numbered yet. */
+export function emptyOutbox(): DeskOutbox {
+  return { replies: 0, notes: 0, pending: [], failed: [], posted: 0 };
+}
+
+/**
+ * Decides, once at the start of a run, whether it posts to a desk: tickets from a desk webhook
+ * always do; tickets from POST /events only when the generic webhook is configured. A desk
+ * ticket's run shows the desk and its ticket id as search attributes.
+ */
+export function startDeskPosts(run: Run, input: Pick<InvestigationInput, 'ticketId' | 'settings'>): void {
+  const ref = parseDeskTicketId(input.ticketId);
+  if (!ref && !input.settings.deskWebhook) return;
+  if (!patched(DESK_POSTS_PATCH)) return;
+  run.postsToDesk = true;
+  if (ref) {
+    upsertSearchAttributes([
+      { key: SA.desk, value: ref.desk },
+      { key: SA.deskTicketId, value: ref.externalTicketId },
+    ]);
+  }
+}
+
+function enqueue(run: Run, item: Omit<DeskPostItem, 'sequence'>): void {
+  if (!run.postsToDesk) return;
+  const outbox = (run.s.desk ??= emptyOutbox());
+  const sequence = item.kind === 'reply' ? ++outbox.replies : ++outbox.notes;
+  outbox.pending.push({ ...item, sequence });
+}
+
+/** Queues a reply the customer sees (a public comment, an admin reply, a ticket reply). */
+export function queueReply(run: Run, text: string): void {
+  enqueue(run, { kind: 'reply', body: text });
+}
+
+/** Queues an internal note only the team sees, with the tags and status it sets. */
+export function queueNote(run: Run, note: DeskNote): void {
+  enqueue(run, { kind: 'note', body: note.body, tags: note.tags, ...(note.status ? { status: note.status } : {}) });
+}
+
+/** True when posts wait in the outbox. */
+export function hasPendingPosts(run: Run): boolean {
+  return Boolean(run.postsToDesk && run.s.desk?.pending.length);
+}
+
+/** Puts posts a desk refused back in the queue (a person resumed the case, e.g. after fixing credentials). */
+export function requeueRefused(run: Run): void {
+  const outbox = run.s.desk;
+  if (!outbox?.failed.length) return;
+  outbox.pending.unshift(...outbox.failed.splice(0).map(({ error: _error, ...item }) => item));
+}
+
+/**
+ * Posts everything queued, in order. Returns why, when the desk refused a post for good (401,
+ * 403, 404, another 4xx, or unreachable past the outage budget): the refused post and every one
+ * after it move to `failed`, kept word for word, and the caller hands the case to a person.
+ */
+export async function flushDeskPosts(run: Run): Promise<string | undefined> {
+  const outbox = run.s.desk;
+  if (!run.postsToDesk || !outbox) return undefined;
+  for (let item = outbox.pending[0]; item; item = outbox.pending[0]) {
+    try {
+      await run.acts.postToDesk({
+        workflowId: run.id.workflowId,
+        ticketId: run.id.ticketId,
+        kind: item.kind,
+        sequence: item.sequence,
+        body: item.body,
+        ...(item.tags ? { tags: item.tags } : {}),
+        ...(item.status ? { status: item.status } : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      const why = error.cause instanceof Error ? error.cause.message : error.message;
+      log.error('the desk refused a post; the case needs a person', { kind: item.kind, sequence: item.sequence, error: why });
+      outbox.failed.push(...outbox.pending.splice(0).map((p) => ({ ...p, error: why })));
+      return `casework could not post ${item.kind} ${item.sequence} to the desk ticket: ${why}`;
+    }
+    outbox.pending.shift();
+    outbox.posted += 1;
+  }
+  return undefined;
+}
+
+/** What the tools found this case, newest last, for the refund note's evidence: "get_order: {...}". */
+export function toolEvidence(transcript: MessageParam[], limit = 5): string[] {
+  const names = new Map<string, string>();
+  const found: string[] = [];
+  for (const message of transcript) {
+    if (typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      if (block.type === 'tool_use') names.set(block.id, block.name);
+      if (block.type === 'tool_result' && !block.is_error) {
+        const name = names.get(block.tool_use_id);
+        if (!name || name === 'request_refund' || name === 'read_notes' || name === 'write_notes') continue;
+        const text = typeof block.content === 'string' ? block.content : (block.content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join(' ');
+        found.push(`${name}: ${text.replace(/\s+/g, ' ').slice(0, 240)}`);
+      }
+    }
+  }
+  return found.slice(-limit);
+}

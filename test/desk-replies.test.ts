@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { decideRefund, deliverEvent, readStatus } from '../src/client/investigations';
+import { verifyCaseworkWebhook } from '../src/desk/webhook-client';
+import { investigationId } from '../src/schemas/event';
+import type { InvestigationStatus } from '../src/schemas/investigation';
+import { humanReplyUpdate } from '../src/workflows/investigation-api';
+import { HOLDING_REPLY } from '../src/workflows/hand-off';
+import { CUSTOMER, deskStack, ZENDESK_REQUESTER } from './support/desk-stack';
+import { settingsWith, ticket } from './support/investigate';
+import { answer, calls, reply, toolUse, type ScriptStep } from './support/scripted-model';
+import { settle } from './support/scripted-run';
+import { startTestWorker, type TestWorker } from './support/temporal';
+
+// Replies and internal notes going back to the desk exactly once: the real worker posts through
+// the postToDesk activity to the Zendesk stand-in (a test double of Zendesk's API), which injects
+// the faults a desk really gives (a write applied and then never answered, 429, 401).
+
+const stack = deskStack();
+
+/** Opens a Zendesk ticket on the stand-in, sends its signed webhook to the server, and waits for the answer. */
+async function openCase(text: string, script: ScriptStep[]): Promise<{ ticketId: number; workflowId: string; status: InvestigationStatus }> {
+  const { ticketId, commentId } = stack.standin.createTicket({ requesterId: ZENDESK_REQUESTER, subject: 'Order', body: text });
+  const workflowId = `investigation-zendesk-${ticketId}`;
+  stack.model.script(workflowId, script);
+  const { body, headers } = stack.standin.commentWebhook(ticketId, commentId);
+  const res = await fetch(`${stack.server.url}/webhooks/zendesk`, { method: 'POST', headers, body });
+  assert.equal(res.status, 202, await res.text());
+  return { ticketId, workflowId, status: await settle(stack.tw, stack.model, workflowId) };
+}
+
+/** Waits until the run's desk outbox is empty with `done` posts made or refused. */
+async function postsSettled(workflowId: string, done: number): Promise<InvestigationStatus> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = await readStatus(stack.tw.client, workflowId);
+    const outbox = status.desk;
+    if (outbox && outbox.pending.length === 0 && outbox.posted + outbox.failed.length >= done) return status;
+    if (Date.now() > deadline) throw new Error(`${workflowId}: desk posts did not settle: ${JSON.stringify(outbox)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const agentComments = (ticketId: number) => stack.standin.ticket(ticketId)!.comments.filter((c) => c.author_id === stack.standin.agent.id);
+const publicReplies = (ticketId: number) => agentComments(ticketId).filter((c) => c.public);
+const notes = (ticketId: number) => agentComments(ticketId).filter((c) => !c.public);
+
+describe('replies and notes to Zendesk, exactly once', () => {
+  it('a reply whose post was applied but never answered is not posted twice', async () => {
+    stack.standin.inject({ kind: 'apply_then_timeout', count: 1, hangMs: 5_000 });
+    const { ticketId, workflowId } = await openCase('My parcel never came.', [answer('I am sorry: I have found it and it will arrive tomorrow.')]);
+    const status = await postsSettled(workflowId, 1);
+    assert.equal(status.desk!.posted, 1);
+    assert.deepEqual(
+      publicReplies(ticketId).map((c) => c.body),
+      ['I am sorry: I have found it and it will arrive tomorrow.'],
+    );
+    assert.ok(stack.standin.requests.some((r) => r.status === 'dropped'));
+  });
+
+  it('waits out a 429 with Retry-After, then posts once', async () => {
+    stack.standin.inject({ kind: 'rate_limit', count: 1, retryAfterSeconds: 1 });
+    const before = stack.standin.requests.filter((r) => r.status === 429).length;
+    const { ticketId, workflowId } = await openCase('Is my order on its way?', [answer('Yes, it left the warehouse this morning.')]);
+    await postsSettled(workflowId, 1);
+    assert.equal(stack.standin.requests.filter((r) => r.status === 429).length, before + 1);
+    assert.deepEqual(
+      publicReplies(ticketId).map((c) => c.body),
+      ['Yes, it left the warehouse this morning.'],
+    );
+  });
+
+  it('a 401 puts the case in needs_human, keeps the reply, and posts it once a person answers', async () => {
+    stack.standin.inject({ kind: 'unauthorized', count: 1 });
+    const { ticketId, workflowId } = await openCase('Hello?', [answer('Hello! Let me check that for you.')]);
+    const status = await postsSettled(workflowId, 1);
+    assert.equal(status.status, 'needs_human');
+    assert.match(status.handOff!.reason, /could not post reply 1 to the desk ticket: zendesk refused casework's credentials .*HTTP 401.*CASEWORK_ZENDESK_API_TOKEN/);
+    assert.doesNotMatch(status.handOff!.reason, new RegExp(stack.standin.agent.apiToken));
+    assert.deepEqual(
+      status.desk!.failed.map((f) => f.body),
+      ['Hello! Let me check that for you.'],
+    );
+    assert.equal(agentComments(ticketId).length, 0);
+
+    // The credentials fixed, a person answers: the held reply goes out first, then theirs, each once.
+    await stack.tw.client.workflow.getHandle(workflowId).executeUpdate(humanReplyUpdate, { args: [{ by: 'sam', text: 'Sam here: your parcel is with the neighbour.' }] });
+    await postsSettled(workflowId, 2);
+    assert.deepEqual(
+      publicReplies(ticketId).map((c) => c.body),
+      ['Hello! Let me check that for you.', 'Sam here: your parcel is with the neighbour.'],
+    );
+  });
+
+  it('a case that needs a person tells the customer on the ticket and leaves the team an internal note saying why', async () => {
+    const { ticketId, workflowId, status } = await openCase('Refund me now!', [reply([], { stop_reason: 'refusal' })]);
+    assert.equal(status.status, 'needs_human');
+    await postsSettled(workflowId, 2);
+    assert.deepEqual(
+      publicReplies(ticketId).map((c) => c.body),
+      [HOLDING_REPLY],
+    );
+    const [note] = notes(ticketId);
+    assert.match(note!.body, /needs a person\. the model declined to answer/);
+    assert.ok(stack.standin.ticket(ticketId)!.tags.includes('casework_needs_human'));
+    assert.equal(stack.standin.ticket(ticketId)!.status, 'open');
+  });
+
+  it('a refund awaiting approval leaves a note with amount, order, evidence and how to approve; the issued refund another', async () => {
+    const { ticketId, workflowId, status } = await openCase('Order 5102 never arrived, I want my money back.', [
+      calls(toolUse('get_order', { order_id: '5102' })),
+      calls(toolUse('request_refund', { order_id: '5102', amount_cents: 1000, reason: 'Marked delivered but never received.' })),
+      answer('I have asked a colleague to approve a refund of 10.00 for order 5102.'),
+      answer('Your refund has been issued.'),
+    ]);
+    assert.equal(status.status, 'awaiting_approval');
+    await postsSettled(workflowId, 2);
+    const waiting = notes(ticketId)[0]!.body;
+    for (const part of ['10.00 EUR', 'order 5102', 'Marked delivered but never received.', 'get_order:', `casework approve ${workflowId} ${status.pendingApproval!.request_id}`]) {
+      assert.ok(waiting.includes(part), `${part} in ${waiting}`);
+    }
+    assert.equal(stack.standin.ticket(ticketId)!.status, 'pending');
+
+    await decideRefund(stack.tw.client, workflowId, { requestId: status.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
+    await settle(stack.tw, stack.model, workflowId, status.step);
+    await postsSettled(workflowId, 4);
+    assert.match(notes(ticketId)[1]!.body, /refund .* of 10\.00 EUR for order 5102 was issued, approved by support-lead/);
+    assert.deepEqual(
+      publicReplies(ticketId).map((c) => c.body),
+      ['I have asked a colleague to approve a refund of 10.00 for order 5102.', 'Your refund has been issued.'],
+    );
+  });
+
+  it('a ticket from POST /events posts nothing when no generic webhook is configured', async () => {
+    const event = ticket(CUSTOMER, 'Where is order 5102?');
+    stack.model.script(investigationId(event.ticketId), [answer('It is on its way.')]);
+    await deliverEvent(stack.tw.client, stack.tw.pool, event, { taskQueue: stack.tw.taskQueue, settings: settingsWith() });
+    const status = await settle(stack.tw, stack.model, investigationId(event.ticketId));
+    assert.equal(status.desk, undefined);
+    const history = await stack.tw.client.workflow.getHandle(investigationId(event.ticketId)).fetchHistory();
+    assert.ok(!(history.events ?? []).some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'postToDesk'));
+  });
+
+  it('shows posts by desk on /metrics', async () => {
+    const text = await (await fetch(`${stack.server.url}/metrics`)).text();
+    assert.match(text, /casework_desk_posts_total\{desk="zendesk",kind="reply",outcome="(posted|already_posted)"\} [1-9]/);
+    assert.match(text, /casework_desk_post_failures_total\{desk="zendesk",kind="reply",error="DeskAuthError"\} 1/);
+    assert.match(text, /casework_desk_post_failures_total\{desk="zendesk",kind="reply",error="DeskRateLimitedError"\} 1/);
+  });
+});
+
+describe('the generic outbound webhook', () => {
+  const SECRET = 'generic-webhook-secret-0123456789';
+  const received: { id: string; type: string; body: string; sequence: number; verified: boolean }[] = [];
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const header = (name: string) => (typeof req.headers[name] === 'string' ? req.headers[name] : undefined);
+      const verified = verifyCaseworkWebhook({
+        secret: SECRET,
+        timestamp: header('x-casework-timestamp'),
+        signature: header('x-casework-signature'),
+        body: raw,
+        now: new Date(),
+        windowSeconds: 300,
+      });
+      const payload = JSON.parse(raw.toString('utf8')) as { id: string; type: string; body: string; sequence: number };
+      // A receiver stores ids: a repeated one is done already.
+      if (!received.some((r) => r.id === payload.id)) received.push({ ...payload, verified });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  let tw: TestWorker;
+  before(async () => {
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/casework`;
+    tw = await startTestWorker({
+      pool: stack.db.app,
+      model: stack.model,
+      env: { CASEWORK_DESKS: 'webhook', CASEWORK_DESK_WEBHOOK_URL: url, CASEWORK_DESK_WEBHOOK_SECRET: SECRET },
+    });
+  });
+  after(async () => {
+    await tw?.stop();
+    receiver.closeAllConnections();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  });
+
+  it('POSTs each reply of a POST /events ticket as signed JSON the receiver verifies', async () => {
+    const event = ticket(CUSTOMER, 'Any news on 5102?');
+    const workflowId = investigationId(event.ticketId);
+    stack.model.script(workflowId, [answer('It arrives tomorrow.')]);
+    await deliverEvent(tw.client, tw.pool, event, { taskQueue: tw.taskQueue, settings: settingsWith({ CASEWORK_DESKS: 'webhook' }) });
+    await settle(tw, stack.model, workflowId);
+    const deadline = Date.now() + 30_000;
+    while (!received.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(received.length, 1);
+    assert.deepEqual([received[0]!.type, received[0]!.body, received[0]!.sequence, received[0]!.verified], ['casework.reply', 'It arrives tomorrow.', 1, true]);
+  });
+});
