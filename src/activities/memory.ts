@@ -88,9 +88,10 @@ export function createMemoryActivities(deps: MemoryDeps) {
       const parsed = LoadMemoryInput.safeParse(input);
       if (!parsed.success) rejectInput(parsed.error);
       const { customerId, now, message } = parsed.data;
-      // The first message is embedded while the transaction reads the profile and cases.
+      // The first message is embedded while Postgres answers the start read (readStartMemory
+      // sends that statement before it starts the search).
       const text = message?.trim().slice(0, MAX_MESSAGE_CHARS);
-      const startSearch = text && hybrid ? hybrid.withVector(hybrid.embedder.embed([text], 'query').then(([v]) => v!)) : search;
+      const startSearch = text && hybrid ? hybrid.withVector(() => hybrid.embedder.embed([text], 'query').then(([v]) => v!)) : search;
       const parts = await withCustomer(deps.pool, customerId, (client) => readStartMemory(client, { customerId, now, message: text, search: startSearch }));
       const rendered = renderMemoryBlock(parts);
       const { profile, recentCases, commitments, notes } = rendered.parts;

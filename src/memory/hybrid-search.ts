@@ -72,6 +72,37 @@ WHERE score >= $6
 ORDER BY score DESC, at DESC, id DESC
 LIMIT $5`;
 
+// Both lists in one statement, one round trip: SEARCH_SQL's parameters ($1-$5) first, then the
+// semantic list's own (vector, model, floor) renumbered after them.
+const SEMANTIC_PARAMS: Record<string, string> = { '1': '1', '2': '6', '3': '7', '4': '4', '5': '5', '6': '8' };
+/** The lexical and the semantic list at once, each row tagged with its list. */
+export const BOTH_LISTS_SQL = `
+SELECT 'lexical' AS list, * FROM (${SEARCH_SQL}) lexical
+UNION ALL
+SELECT 'semantic', * FROM (${SEMANTIC_SQL.replace(/\$(\d)/g, (_, n: string) => `$${SEMANTIC_PARAMS[n]!}`)}) semantic`;
+
+/** Both lists for one query and its vector, in one round trip. */
+export async function bothLists(
+  client: PoolClient,
+  query: { customerId: string; text: string; vector: number[]; model: string; now: string; limit: number },
+): Promise<{ lexical: RankedHit[]; semantic: RankedHit[] }> {
+  const { rows } = await client.query(BOTH_LISTS_SQL, [...searchParams(query), query.vector, query.model, SEMANTIC_FLOOR]);
+  const hits = parseRows(HitRow.extend({ list: z.enum(['lexical', 'semantic']) }), rows, 'memory hybrid search');
+  const strip = ({ list: _list, ...hit }: (typeof hits)[number]): RankedHit => hit;
+  // UNION ALL promises no order: each list is put back in the order its own statement sorts by.
+  const order = (round: (score: number) => number) => (a: RankedHit, b: RankedHit) => round(b.score) - round(a.score) || b.at.localeCompare(a.at) || b.id - a.id;
+  return {
+    lexical: hits
+      .filter((h) => h.list === 'lexical')
+      .map(strip)
+      .sort(order((score) => Math.round(score * 100))),
+    semantic: hits
+      .filter((h) => h.list === 'semantic')
+      .map(strip)
+      .sort(order((score) => score)),
+  };
+}
+
 /** The semantic list for one query vector. */
 export async function semanticHits(
   client: PoolClient,
@@ -132,26 +163,29 @@ export interface HybridSearchOptions {
  * transaction is scoped to (row-level security applies to both statements) and fuses them.
  * Notes without a vector of this embedder still come back through the lexical list.
  */
-export function createHybridSearch(options: HybridSearchOptions): MemorySearch & { embedder: Embedder; withVector(vector: Promise<number[]>): MemorySearch } {
+export function createHybridSearch(options: HybridSearchOptions): MemorySearch & { embedder: Embedder; withVector(vector: () => Promise<number[]>): MemorySearch } {
   const { embedder } = options;
   const run = async (client: PoolClient, query: Parameters<MemorySearch['search']>[1], pending: Promise<number[]>): Promise<MemoryHit[]> => {
-    // The model works while Postgres answers the lexical statement. An embedder that fails
-    // leaves recall to words alone rather than failing it: the agent still gets an answer.
+    // An embedder that fails leaves recall to words alone rather than failing it: the agent
+    // still gets an answer.
     const vectorOrFailure = pending.catch((error: unknown) => {
       options.onError?.(error);
       return undefined;
     });
-    const lexical = await lexicalHits(client, { ...query, limit: CANDIDATES_PER_LIST });
+    // The vector is usually ready by the time the caller's transaction gets here (it was started
+    // before the transaction opened), so both lists cost one round trip.
     const vector = await vectorOrFailure;
-    const semantic = vector ? await semanticHits(client, { customerId: query.customerId, vector, model: embedder.id, now: query.now, limit: CANDIDATES_PER_LIST }) : [];
+    const { lexical, semantic } = vector
+      ? await bothLists(client, { ...query, vector, model: embedder.id, limit: CANDIDATES_PER_LIST })
+      : { lexical: await lexicalHits(client, { ...query, limit: CANDIDATES_PER_LIST }), semantic: [] };
     return fuseByRank(lexical, semantic, options.fusion)
       .slice(0, query.limit)
       .map(({ at: _at, ...hit }) => hit);
   };
   return {
     embedder,
-    /** The same search with the query's vector already on its way (embedded before the transaction opened). */
-    withVector: (vector) => ({ search: (client, query) => run(client, query, vector) }),
+    /** The same search with the query's vector made by `vector`, called when the search starts (after the statements sent before it). */
+    withVector: (vector) => ({ search: (client, query) => run(client, query, vector()) }),
     async search(client, query) {
       return run(
         client,

@@ -1,10 +1,9 @@
 import type { PoolClient } from 'pg';
-import { listRecentCases } from './cases';
-import { getNote, listCurrentNotes } from './notes';
-import { readProfile } from './profile';
+import { getNote } from './notes';
 import type { MemoryParts } from './render';
 import type { Note } from './schemas';
 import type { MemorySearch } from './search';
+import { readStartRows } from './start-read';
 
 /** Cases read at the start of a run ("the few most recent"). */
 export const RECENT_CASES = 3;
@@ -24,19 +23,25 @@ export const RELEVANT_NOTES = 3;
  * relevant to what they just wrote (those already in the profile are not repeated).
  */
 export async function readStartMemory(client: PoolClient, input: { customerId: string; now: string; message?: string; search?: MemorySearch }): Promise<MemoryParts> {
-  const profile = await readProfile(client, input.customerId, input.now);
-  const current = await listCurrentNotes(client, { customerId: input.customerId, now: input.now, limit: NOTES_SCANNED });
-  const recentCases = await listRecentCases(client, input.customerId, RECENT_CASES);
+  // The start read is sent first; the search (which embeds the message, holding the event loop
+  // while the model runs) starts after it, so Postgres answers the one while the other runs.
+  const reading = readStartRows(client, { customerId: input.customerId, now: input.now, notes: NOTES_SCANNED, cases: RECENT_CASES });
+  const message = input.message?.trim();
+  const searching =
+    message && input.search
+      ? input.search.search(client, { customerId: input.customerId, text: message.slice(0, 1000), now: input.now, limit: RELEVANT_NOTES + 4 })
+      : Promise.resolve([]);
+  // Both settle before either failure is rethrown: the transaction must not be ended under a query still queued on it.
+  const [read, searched] = await Promise.allSettled([reading, searching]);
+  if (read.status === 'rejected') throw read.reason;
+  if (searched.status === 'rejected') throw searched.reason;
+  const { profile, notes: current, cases: recentCases } = read.value;
   const inProfile = new Set(Object.values(profile).map((entry) => entry.note_id));
   const relevant: Note[] = [];
-  const message = input.message?.trim();
-  if (message && input.search) {
-    const hits = await input.search.search(client, { customerId: input.customerId, text: message.slice(0, 1000), now: input.now, limit: RELEVANT_NOTES + 4 });
-    for (const hit of hits) {
-      if (hit.source !== 'note' || hit.kind === 'commitment' || inProfile.has(hit.id) || relevant.length >= RELEVANT_NOTES) continue;
-      const note = current.find((n) => n.note_id === hit.id) ?? (await getNote(client, input.customerId, hit.id));
-      if (note) relevant.push(note);
-    }
+  for (const hit of searched.value) {
+    if (hit.source !== 'note' || hit.kind === 'commitment' || inProfile.has(hit.id) || relevant.length >= RELEVANT_NOTES) continue;
+    const note = current.find((n) => n.note_id === hit.id) ?? (await getNote(client, input.customerId, hit.id));
+    if (note) relevant.push(note);
   }
   const shown = new Set([...inProfile, ...relevant.map((n) => n.note_id)]);
   return {
