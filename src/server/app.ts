@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authenticator } from './auth';
 import { createRouteContext, type AppDeps, type RouteContext, type Trace } from './context';
-import { errorAnswer, HttpError, sendJson, type Answer } from './http';
+import { CONSOLE_PREFIX, consoleRoute } from './console/routes';
+import { errorAnswer, HttpError, sendHtml, sendJson, type Answer } from './http';
 import { postEvent } from './routes/events';
 import { health } from './routes/health';
 import { decide, getInvestigation, workflowIdOf } from './routes/investigations';
@@ -16,6 +17,7 @@ export { RETRY_AFTER_SECONDS, type AppDeps, type RequestLog } from './context';
 //   POST /investigations/:id/approve | /deny   {requestId, approver?, reason?} via the validated update
 //   GET|PATCH|DELETE /customers/:id/memory…    the memory routes (routes/memory.ts)
 //   GET  /healthz                              200 when Temporal answers, else 503 (no credentials needed)
+//   GET|POST /console…                         the support team's pages (console/routes.ts), HTML
 // Every request gets exactly one answer: each route returns one, and every error becomes one.
 
 /** The request handler and the authenticator it uses. */
@@ -50,6 +52,7 @@ async function route(ctx: RouteContext, req: IncomingMessage, path: string, trac
     if (!action) return getInvestigation(ctx, principal, workflowId, trace);
     return decide(ctx, req, principal, workflowId, action === 'approve' ? 'approved' : 'denied');
   }
+  if (path === CONSOLE_PREFIX || path.startsWith(`${CONSOLE_PREFIX}/`)) return consoleRoute(ctx, req, path, trace);
   const memory = MEMORY_ROUTE.exec(path);
   if (memory) return memoryRoute(ctx, req, memory, trace);
   throw new HttpError(404, `no route ${method} ${path.slice(0, 200)}; see GET /healthz, POST /events, GET /investigations/:id`);
@@ -73,8 +76,9 @@ export function createApp(deps: AppDeps): App {
         answer = errorAnswer(error);
         if (answer.status === 500) trace.error = `${(error as Error).name}: ${(error as Error).message}`;
       }
-      if (!res.headersSent) sendJson(res, answer.status, answer.body, answer.headers);
-      else res.destroy();
+      if (res.headersSent) res.destroy();
+      else if (answer.html !== undefined) sendHtml(res, answer.status, answer.html, answer.headers);
+      else sendJson(res, answer.status, answer.body, answer.headers);
       const status = res.statusCode;
       deps.log({
         ts: new Date().toISOString(),
