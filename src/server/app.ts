@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mayReadAll, type Authenticator } from './auth';
 import { createRouteContext, type AppDeps, type RouteContext, type Trace } from './context';
-import { errorAnswer, HttpError, sendJson, type Answer } from './http';
+import { CONSOLE_PREFIX, consoleRoute } from './console/routes';
+import { errorAnswer, HttpError, sendHtml, sendJson, type Answer } from './http';
 import { webhookRouteDesk } from '../desk/route';
 import { deskSettings } from '../desk/settings';
 import { postEvent } from './routes/events';
@@ -22,6 +23,7 @@ export { RETRY_AFTER_SECONDS, type AppDeps, type RequestLog } from './context';
 //   GET  /healthz                              200 when Temporal answers, else 503 (no credentials needed)
 //   POST /webhooks/{zendesk|intercom|freshdesk} a desk's signed webhook -> 202 (routes/webhooks.ts; the signature is the credential)
 //   GET  /metrics                              Prometheus text (a key that may read every customer's cases)
+//   GET|POST /console…                         the support team's pages (console/routes.ts), HTML
 // Every request gets exactly one answer: each route returns one, and every error becomes one.
 
 /** The request handler and the authenticator it uses. */
@@ -71,6 +73,7 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
     if (!action) return getInvestigation(ctx, principal, workflowId, trace);
     return decide(ctx, req, principal, workflowId, action === 'approve' ? 'approved' : 'denied');
   }
+  if (path === CONSOLE_PREFIX || path.startsWith(`${CONSOLE_PREFIX}/`)) return consoleRoute(ctx, req, path, trace);
   const memory = MEMORY_ROUTE.exec(path);
   if (memory) return memoryRoute(ctx, req, memory, trace);
   throw new HttpError(404, `no route ${method} ${path.slice(0, 200)}; see GET /healthz, POST /events, GET /investigations/:id`);
@@ -96,8 +99,10 @@ export function createApp(deps: AppDeps): App {
         answer = errorAnswer(error);
         if (answer.status === 500) trace.error = `${(error as Error).name}: ${(error as Error).message}`;
       }
-      if (!res.headersSent && answer) sendJson(res, answer.status, answer.body, answer.headers);
-      else if (!res.writableEnded) res.destroy();
+      if (!res.headersSent && answer) {
+        if (answer.html !== undefined) sendHtml(res, answer.status, answer.html, answer.headers);
+        else sendJson(res, answer.status, answer.body, answer.headers);
+      } else if (!res.writableEnded) res.destroy();
       const status = res.statusCode;
       deps.log({
         ts: new Date().toISOString(),

@@ -14,6 +14,8 @@ import type { IncomingMessage } from 'node:http';
 //                     and read any investigation, to see what is pending
 //   approver:*        approve / deny as any approver the body names (a support console that
 //                     authenticates its own staff); the workflow's list and limits still apply
+//   support           the support team in the console: read any investigation and any
+//                     customer's memory, correct and forget notes; may not send events or decide
 // Deciding refunds is a separate grant on purpose: the key that feeds tickets in cannot pay
 // money out. One key may hold both (`*|approver:*`). Keys are at least 16 characters without
 // ":", ",", "|" or spaces; only their SHA-256 digests are kept, compared in constant time.
@@ -33,6 +35,8 @@ export interface Principal {
   customers: ReadonlySet<string>;
   /** Approver names this key may decide refunds as; "*" for any. Empty: may not decide. */
   approvers: ReadonlySet<string>;
+  /** True for the support team's grant: read cases and memory, correct and forget notes. */
+  support: boolean;
 }
 
 /** CASEWORK_API_KEYS is malformed; the message names the entry by position, never the key. */
@@ -45,6 +49,8 @@ export interface Authenticator {
   /** How many keys are configured (0 in open mode). */
   keyCount: number;
   authenticate(req: IncomingMessage): Principal | undefined;
+  /** The principal of a key presented some other way (the console's sign-in form), or undefined. */
+  authenticateKey(key: string): Principal | undefined;
 }
 
 interface KeyEntry {
@@ -65,7 +71,7 @@ export function parseApiKeys(spec: string): KeyEntry[] {
   return entries.map((entry, index) => {
     const where = `CASEWORK_API_KEYS entry ${index + 1}`;
     const colon = entry.indexOf(':');
-    if (colon < 0) throw new ApiKeyConfigError(`${where} is not <key>:<grant>[|<grant>…] (grants: *, a customer id, approver:<name>)`);
+    if (colon < 0) throw new ApiKeyConfigError(`${where} is not <key>:<grant>[|<grant>…] (grants: *, a customer id, approver:<name>, support)`);
     const key = entry.slice(0, colon);
     const grants = entry
       .slice(colon + 1)
@@ -84,15 +90,17 @@ export function parseApiKeys(spec: string): KeyEntry[] {
     const customers = new Set<string>();
     const approvers = new Set<string>();
     let anyCustomer = false;
+    let support = false;
     for (const grant of grants) {
       if (grant === '*') anyCustomer = true;
+      else if (grant === 'support') support = true;
       else if (grant.startsWith('approver:')) {
         const name = grant.slice('approver:'.length);
         if (!name) throw new ApiKeyConfigError(`${where}: "approver:" needs a name, or * for any approver`);
         approvers.add(name);
       } else customers.add(grant);
     }
-    return { digest, principal: { label: `key:${hex.slice(0, 8)}`, anyCustomer, customers, approvers } };
+    return { digest, principal: { label: `key:${hex.slice(0, 8)}`, anyCustomer, customers, approvers, support } };
   });
 }
 
@@ -109,6 +117,7 @@ export const OPEN_PRINCIPAL: Principal = {
   anyCustomer: true,
   customers: new Set(),
   approvers: new Set(['*']),
+  support: true,
 };
 
 /**
@@ -126,22 +135,25 @@ export function createAuthenticator(options: { apiKeys?: string; open?: boolean 
           'or, for local development only, CASEWORK_HTTP_OPEN=true / `casework serve --open` (no authentication, 127.0.0.1 only)',
       );
     }
-    return { mode: 'open', keyCount: 0, authenticate: () => OPEN_PRINCIPAL };
+    return { mode: 'open', keyCount: 0, authenticate: () => OPEN_PRINCIPAL, authenticateKey: () => OPEN_PRINCIPAL };
   }
+  const byKey = (token: string): Principal | undefined => {
+    // Digests have one length, and every entry is compared, so timing says nothing about which key came close.
+    const presented = digestOf(token);
+    let found: Principal | undefined;
+    for (const entry of entries) {
+      if (timingSafeEqual(presented, entry.digest) && !found) found = entry.principal;
+    }
+    return found;
+  };
   return {
     mode: 'keys',
     keyCount: entries.length,
     authenticate(req) {
       const token = bearerToken(req);
-      if (token === undefined) return undefined;
-      // Digests have one length, and every entry is compared, so timing says nothing about which key came close.
-      const presented = digestOf(token);
-      let found: Principal | undefined;
-      for (const entry of entries) {
-        if (timingSafeEqual(presented, entry.digest) && !found) found = entry.principal;
-      }
-      return found;
+      return token === undefined ? undefined : byKey(token);
     },
+    authenticateKey: (key) => (key ? byKey(key) : undefined),
   };
 }
 
@@ -150,9 +162,14 @@ export function maySpeakFor(principal: Principal, customerId: string): boolean {
   return principal.anyCustomer || principal.customers.has(customerId);
 }
 
-/** True when the principal may read any customer's investigation (the ticketing system, approvers). */
+/** True when the principal may read any customer's investigation (the ticketing system, approvers, support). */
 export function mayReadAll(principal: Principal): boolean {
-  return principal.anyCustomer || principal.approvers.size > 0;
+  return principal.anyCustomer || principal.approvers.size > 0 || principal.support;
+}
+
+/** True when the principal may decide refunds at all. */
+export function mayDecide(principal: Principal): boolean {
+  return principal.approvers.size > 0;
 }
 
 /** True when the principal may decide refunds as `approver`. */

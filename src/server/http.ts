@@ -24,11 +24,24 @@ export class HttpError extends CaseworkError {
   }
 }
 
-/** One answer: status, JSON body and extra headers. */
+/** One answer: status, JSON body (or an HTML page, for the console) and extra headers. */
 export interface Answer {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** When set, the answer is this HTML page instead of `body` as JSON. */
+  html?: string;
+}
+
+/** Writes an HTML answer; the console's pages are never cached (they carry CSRF tokens and case data). */
+export function sendHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': String(Buffer.byteLength(html)),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end(html);
 }
 
 /** Writes a JSON answer. */

@@ -32,7 +32,7 @@ export async function memoryRoute(ctx: RouteContext, req: IncomingMessage, match
   const principal = ctx.principalOf(req, trace);
   const customerId = decodeSegment(match[1] ?? '', 'customer id');
   trace.customerId = customerId;
-  if (!maySpeakFor(principal, customerId)) throw new HttpError(403, `these credentials may not access the memory of customer ${customerId}`);
+  if (!maySpeakFor(principal, customerId) && !principal.support) throw new HttpError(403, `these credentials may not access the memory of customer ${customerId}`);
   const actor = actorOf(req, principal);
   const { pool } = ctx.deps;
   const method = req.method ?? 'GET';

@@ -1,0 +1,67 @@
+import type { Client } from '@temporalio/client';
+import { readStatus } from '../../client/investigations';
+import { openInvestigationsQuery } from '../../observability/visibility';
+import type { CarriedState, InvestigationStatus } from '../../schemas/investigation';
+import { carriedStateQuery } from '../../workflows/investigation-api';
+
+// What the console reads from Temporal: the investigations awaiting approval (visibility, by
+// the CaseworkStatus search attribute) and, for one investigation, its status query, its
+// transcript (the state query recovery uses) and its current run id (for the web UI link).
+
+/** Most pending investigations the inbox lists. */
+export const INBOX_LIMIT = 200;
+/** Queries run at once when the inbox reads its cases. */
+const PARALLEL_READS = 8;
+
+/** One investigation as the console shows it. */
+export interface CaseView {
+  workflowId: string;
+  runId: string;
+  status: InvestigationStatus;
+  /** The run's full transcript; null when the run could not answer (its state is then the status only). */
+  transcript: CarriedState['transcript'] | null;
+}
+
+/** The ids of running investigations on `taskQueue` whose CaseworkStatus is awaiting_approval. */
+export async function pendingWorkflowIds(client: Client, taskQueue: string): Promise<{ workflowId: string; runId: string }[]> {
+  const out: { workflowId: string; runId: string }[] = [];
+  for await (const execution of client.workflow.list({ query: openInvestigationsQuery(taskQueue, 'awaiting_approval'), pageSize: 100 })) {
+    out.push({ workflowId: execution.workflowId, runId: execution.runId });
+    if (out.length >= INBOX_LIMIT) break;
+  }
+  return out;
+}
+
+/** One investigation's status, transcript and run; `runId` when known saves a describe. */
+export async function readCase(client: Client, workflowId: string, runId?: string): Promise<CaseView> {
+  const status = await readStatus(client, workflowId);
+  const handle = client.workflow.getHandle(workflowId);
+  const [carried, run] = await Promise.all([handle.query(carriedStateQuery).catch(() => null), runId ? Promise.resolve(runId) : handle.describe().then((d) => d.runId)]);
+  return { workflowId, runId: run, status, transcript: carried?.transcript ?? null };
+}
+
+/** Runs `fn` over `items`, at most `limit` at once, keeping order; a failed item becomes null. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<(R | null)[]> {
+  const out: (R | null)[] = new Array<R | null>(items.length).fill(null);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T).catch(() => null);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}
+
+/**
+ * The investigations awaiting a decision, oldest request first. Visibility is eventually
+ * consistent, so each listed run's own status decides: one no longer pending is left out.
+ */
+export async function pendingCases(client: Client, taskQueue: string): Promise<CaseView[]> {
+  const ids = await pendingWorkflowIds(client, taskQueue);
+  const cases = await mapLimited(ids, PARALLEL_READS, (id) => readCase(client, id.workflowId, id.runId));
+  return cases
+    .filter((c): c is CaseView => c !== null && c.status.pendingApproval !== null)
+    .sort((a, b) => (a.status.pendingApproval?.requested_at ?? '').localeCompare(b.status.pendingApproval?.requested_at ?? ''));
+}
