@@ -37,7 +37,7 @@ async function main(): Promise<number> {
   if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`without --url the bench uses a local dev server; TEMPORAL_ADDRESS is ${config.TEMPORAL_ADDRESS}`);
   const dev = await startDevServer({ port: Number(port || 7233), uiPort: Number(new URL(config.TEMPORAL_UI_URL).port || 8233) });
   const db = await openDatabase(config, { dataDir: 'memory://' });
-  const temporal = lazyClient(config);
+  const temporal = lazyClient(config, { pool: db.app });
   const server = await startServer({ client: temporal.client, pool: db.app, config, log: () => undefined }, 0);
   try {
     if (!values.json)

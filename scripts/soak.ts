@@ -200,7 +200,7 @@ async function main(): Promise<number> {
     say(`worker polling on "${taskQueue}" (log ${workerLog})`);
 
     const config: Config = { ...base, TEMPORAL_ADDRESS: server.address, TEMPORAL_TASK_QUEUE: taskQueue };
-    const temporal = await connectClient(config);
+    const temporal = await connectClient(config, { pool: db.app });
     cleanups.push(() => temporal.close());
     const client = temporal.client;
     const settings = investigationSettings(config);

@@ -130,8 +130,8 @@ export const ConfigSchema = z.object({
   CASEWORK_REQUIRE_ENCRYPTION: z.enum(['true', 'false']).default('false'),
   /** derived: the nonce is an HMAC of the payload, so equal payloads encrypt alike and content-addressed storage dedupes retries; random: a fresh nonce each time. */
   CASEWORK_CODEC_NONCE: z.enum(['derived', 'random']).default('derived'),
-  /** Where payloads above the threshold go instead of history: postgres (payload_blobs), s3, or off (inline). */
-  CASEWORK_PAYLOAD_STORE: z.enum(['postgres', 's3', 'off']).default('postgres'),
+  /** Where payloads above the threshold go instead of history: postgres (payload_blobs), s3, or off (inline). Unset: postgres in a process with a database (DATABASE_URL or the embedded one), else off. */
+  CASEWORK_PAYLOAD_STORE: z.enum(['postgres', 's3', 'off']).optional(),
   /** Payloads of at least this many bytes (after encryption) are stored by reference. */
   CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: int(4096),
   /** The S3 (or MinIO) bucket for CASEWORK_PAYLOAD_STORE=s3; credentials come from the AWS SDK's usual chain (AWS_ACCESS_KEY_ID, ...). */

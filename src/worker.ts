@@ -19,6 +19,8 @@ import { processMetrics, type CaseworkMetrics } from './observability/metrics';
 import { connectClient } from './temporal/client';
 import { deskSettings, type DeskSettings } from './desk/settings';
 import { CONNECT_ATTEMPTS, connectionOptions, withConnectTimeout } from './temporal/connection';
+import { loadKeyring } from './temporal/codec/keys';
+import { dataConverterFor, FAILURE_CONVERTER_PATH, payloadStoreFor } from './temporal/data-converter';
 
 /** Workflow interceptor modules (log attributes: customer, ticket, step); a prebuilt bundle must be built with them. */
 export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./observability/workflow-interceptors')];
@@ -34,13 +36,17 @@ const quietBundlerLogger = {
 };
 
 /**
- * Bundles the workflow code once, with its interceptors, into `path`: a worker given this
- * bundle (CASEWORK_WORKFLOW_BUNDLE) starts in seconds instead of bundling on every start.
+ * Bundles the workflow code once, with its interceptors and the failure converter the data
+ * converter names, into `path`: a worker given this bundle (CASEWORK_WORKFLOW_BUNDLE) starts in
+ * seconds instead of bundling on every start.
  */
 export async function writeWorkflowBundle(path: string): Promise<void> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('./workflows'),
     workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    // The workflow's own failures are converted inside the sandbox, by the bundle's converter:
+    // without this one their messages would reach history unencrypted.
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: quietBundlerLogger,
   });
   writeFileSync(path, code);
@@ -87,6 +93,8 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...workflows,
+    // Encrypts every payload and stores the large ones in Postgres (or S3): what a customer wrote never sits in Temporal in clear.
+    dataConverter: dataConverterFor(config, deps.pool),
     activities: createActivities({
       pool: deps.pool,
       model: instrumentModel(deps.model, metrics),
@@ -123,7 +131,7 @@ export async function startInProcessWorker(deps: Omit<WorkerDeps, 'connection'>)
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
     });
-    const { client, close } = await connectClient(deps.config);
+    const { client, close } = await connectClient(deps.config, { pool: deps.pool });
     stops.push(close);
     return { worker, client, stop };
   } catch (error) {
@@ -150,6 +158,10 @@ export async function untilAvailable<T>(what: string, start: () => Promise<T>, b
   }
 }
 
+function storeLine(store: 'postgres' | 's3' | 'off'): string {
+  return store === 'off' ? 'kept inline' : `large ones stored by reference in ${store}`;
+}
+
 /**
  * `casework worker`: opens Postgres (migrating it), picks the model, connects to Temporal and
  * polls until SIGINT or SIGTERM, then drains in-flight tasks and closes everything. With
@@ -157,6 +169,8 @@ export async function untilAvailable<T>(what: string, start: () => Promise<T>, b
  */
 export async function runWorker(config: Config = loadConfig(), log: (line: string) => void = console.log): Promise<void> {
   const budgetMs = config.CASEWORK_OUTAGE_BUDGET_SECONDS * 1000;
+  // Before anything else: production mode without a payload key refuses to start, naming the variable.
+  const keyring = loadKeyring(config);
   const db = await untilAvailable('Postgres', () => openDatabase(config), budgetMs, log);
   try {
     await untilAvailable('Postgres', () => migrate(db.admin), budgetMs, log);
@@ -171,12 +185,13 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
           endpoint = await startMetricsEndpoint({
             config,
             temporalMetricsPort: installTelemetry(config).temporalMetricsPort,
-            client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+            client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: dataConverterFor(config, db.app) }),
             health: () => ({ ok: worker.getState() === 'RUNNING', worker: worker.getState(), taskQueue: config.TEMPORAL_TASK_QUEUE }),
           });
         }
         log(
-          `casework worker on task queue "${config.TEMPORAL_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS}; model: ${model.label}; embeddings: ${embedder?.label ?? 'off'}` +
+          `casework worker on task queue "${config.TEMPORAL_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS}; model: ${model.label}; embeddings: ${embedder?.label ?? 'off'}; ` +
+            `payloads: encrypted with key ${keyring.current.id} (${keyring.source}), ${storeLine(payloadStoreFor(config, true))}` +
             (endpoint ? `; metrics: ${endpoint.url}/metrics` : ''),
         );
         await worker.run();

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { decideRefund, waitUntilSettled } from '../src/client/investigations';
+import { dataConverterFor } from '../src/temporal/data-converter';
 import { example, send } from './support/investigate';
 import { seededWorker } from './support/temporal';
 
@@ -15,8 +16,13 @@ import { seededWorker } from './support/temporal';
 const FIXTURE = join(__dirname, 'fixtures', 'dispute-history.json');
 // Written and read with @temporalio/proto's own codec, the one the client and worker use.
 const History = temporal.api.history.v1.History;
-const bundle = () =>
-  process.env.CASEWORK_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.CASEWORK_WORKFLOW_BUNDLE } } : { workflowsPath: require.resolve('../src/workflows') };
+// Replays with the data converter the worker uses: a recorded history is encrypted, and its
+// large payloads are stored by reference. The committed fixture predates encryption: payloads
+// without the codec's metadata pass through decode unchanged, as running investigations' do.
+const bundle = () => ({
+  ...(process.env.CASEWORK_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.CASEWORK_WORKFLOW_BUNDLE } } : { workflowsPath: require.resolve('../src/workflows') }),
+  dataConverter: dataConverterFor(ctx.tw.config, ctx.db.app),
+});
 
 const ctx = seededWorker();
 

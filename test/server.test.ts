@@ -302,7 +302,7 @@ describe('when Temporal is unreachable', () => {
     await proxy.up(0);
     await proxy.down(); // keeps the port number; nothing listens there now
     const cutConfig = { ...config, TEMPORAL_ADDRESS: `127.0.0.1:${proxy.port}` };
-    const temporal = lazyClient(cutConfig);
+    const temporal = lazyClient(cutConfig, { pool: db.app });
     const cut = await startServer({ client: temporal.client, pool: db.app, config: cutConfig, log: () => undefined, temporalTimeoutMs: 1_500 }, 0);
     try {
       const event = ticket(unique('cust'), 'Hello, is anyone there? I need help with my account.');

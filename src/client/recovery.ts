@@ -1,11 +1,11 @@
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { Client } from '@temporalio/client';
-import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
 import { withoutCacheMarks } from '../context/cache-breakpoints';
 import { textOfMessages } from '../context/transcript';
 import type { BrokenRun, CarriedState, InboxMessage, InvestigationInput, RecoveredFrom } from '../schemas/investigation';
 import { carriedStateQuery } from '../workflows/investigation-api';
+import { decodeHistoryPayloads } from '../temporal/history-payloads';
 import { freshState } from '../workflows/state';
 
 // Recovering a broken run (FAILED, TERMINATED, TIMED_OUT, CANCELLED: a bug, since casework turns
@@ -75,7 +75,7 @@ export function stateFromHistory(facts: HistoryFacts): CarriedState | null {
   return { ...base, transcript, inbox, seenEventIds: [...seen] };
 }
 
-/** Decodes the facts stateFromHistory needs from one run's history. */
+/** Decodes the facts stateFromHistory needs from one run's history: stored payloads fetched, then decrypted. */
 async function readHistory(client: Client, workflowId: string, runId: string): Promise<HistoryFacts> {
   const converter = client.options.loadedDataConverter;
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
@@ -83,15 +83,15 @@ async function readHistory(client: Client, workflowId: string, runId: string): P
   let lastRequestEvent: string | undefined;
   for (const event of (history.events ?? []) as temporal.api.history.v1.IHistoryEvent[]) {
     const started = event.workflowExecutionStartedEventAttributes;
-    if (started) [facts.input] = (await decodeArrayFromPayloads(converter, started.input?.payloads)) as InvestigationInput[];
+    if (started) [facts.input] = (await decodeHistoryPayloads(converter, started.input?.payloads)) as InvestigationInput[];
     const signalled = event.workflowExecutionSignaledEventAttributes;
     if (signalled?.signalName === 'customerMessage') {
-      const [message] = (await decodeArrayFromPayloads(converter, signalled.input?.payloads)) as InboxMessage[];
+      const [message] = (await decodeHistoryPayloads(converter, signalled.input?.payloads)) as InboxMessage[];
       if (message) facts.received.push(message);
     }
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled?.activityType?.name === 'callModel') {
-      const [request] = (await decodeArrayFromPayloads(converter, scheduled.input?.payloads)) as { purpose?: string; messages?: MessageParam[] }[];
+      const [request] = (await decodeHistoryPayloads(converter, scheduled.input?.payloads)) as { purpose?: string; messages?: MessageParam[] }[];
       if (request?.purpose === 'investigate' && request.messages) {
         facts.lastRequest = request.messages;
         facts.lastReply = undefined;
@@ -100,7 +100,7 @@ async function readHistory(client: Client, workflowId: string, runId: string): P
     }
     const completed = event.activityTaskCompletedEventAttributes;
     if (completed && lastRequestEvent !== undefined && String(completed.scheduledEventId) === lastRequestEvent) {
-      const [reply] = (await decodeArrayFromPayloads(converter, completed.result?.payloads)) as { content?: ContentBlockParam[] }[];
+      const [reply] = (await decodeHistoryPayloads(converter, completed.result?.payloads)) as { content?: ContentBlockParam[] }[];
       facts.lastReply = reply?.content;
     }
   }

@@ -2,8 +2,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
+import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { connectionOptions } from '../temporal/connection';
+import { dataConverterFor } from '../temporal/data-converter';
 import { createApp, type App, type AppDeps, type RequestLog } from './app';
 
 type Out = (line: string) => void;
@@ -80,8 +82,12 @@ export function jsonLog(config: Config, out: Out): (entry: RequestLog | (Record<
   };
 }
 
-/** A Temporal client that connects on first use, so the endpoint starts (and answers 503) while Temporal is down. */
-export function lazyClient(config: Config): { client: Client; close(): Promise<void> } {
+/**
+ * A Temporal client that connects on first use, so the endpoint starts (and answers 503) while
+ * Temporal is down; with casework's data converter, payloads stored in `pool` when given.
+ */
+export function lazyClient(config: Config, options: { pool?: Pool } = {}): { client: Client; close(): Promise<void> } {
+  const dataConverter = dataConverterFor(config, options.pool);
   const connection = Connection.lazy({ ...connectionOptions(config), connectTimeout: '5 seconds' });
-  return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), close: () => connection.close() };
+  return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter }), close: () => connection.close() };
 }

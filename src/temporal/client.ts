@@ -1,6 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
+import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { CONNECT_ATTEMPTS, connectionOptions, withConnectTimeout } from './connection';
+import { dataConverterFor } from './data-converter';
 
 /** A connected Temporal client; `close()` releases the connection. */
 export interface TemporalClient {
@@ -8,8 +10,16 @@ export interface TemporalClient {
   close(): Promise<void>;
 }
 
+/** What a client is built with besides configuration. */
+export interface ClientOptions {
+  /** The database whose payload_blobs hold stored payloads; unset, payloads stay inline and references cannot be read. */
+  pool?: Pool;
+}
+
 /** Connects a client to TEMPORAL_ADDRESS, failing within seconds when nothing answers there. */
-export async function connectClient(config: Config): Promise<TemporalClient> {
+export async function connectClient(config: Config, options: ClientOptions = {}): Promise<TemporalClient> {
+  // Keys are read (or refused, in production mode) before any connection is made.
+  const dataConverter = dataConverterFor(config, options.pool);
   const timeoutMs = config.CASEWORK_CONNECT_TIMEOUT_MS;
   const connection = await withConnectTimeout(
     config.TEMPORAL_ADDRESS,
@@ -26,5 +36,5 @@ export async function connectClient(config: Config): Promise<TemporalClient> {
     },
     { timeoutMs, attempts: CONNECT_ATTEMPTS },
   );
-  return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), close: () => connection.close() };
+  return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter }), close: () => connection.close() };
 }

@@ -7,9 +7,14 @@ import { loadKeyring, type Keyring } from './codec/keys';
 import { PostgresStorageDriver } from './storage/postgres-driver';
 import { awsObjectStore, S3StorageDriver } from './storage/s3-driver';
 
-/** The storage driver CASEWORK_PAYLOAD_STORE selects, or none when payloads stay inline. */
+/** Where large payloads go: CASEWORK_PAYLOAD_STORE when set, else Postgres in a process that has a database, else nowhere (inline). */
+export function payloadStoreFor(config: Pick<Config, 'CASEWORK_PAYLOAD_STORE'>, hasDatabase: boolean): 'postgres' | 's3' | 'off' {
+  return config.CASEWORK_PAYLOAD_STORE ?? (hasDatabase ? 'postgres' : 'off');
+}
+
+/** The storage driver the payload store names, or none when payloads stay inline. */
 export function storageDriverFor(config: Config, pool: Pool | undefined): StorageDriver | undefined {
-  switch (config.CASEWORK_PAYLOAD_STORE) {
+  switch (payloadStoreFor(config, pool !== undefined)) {
     case 'postgres':
       if (!pool) throw new BadInputError('CASEWORK_PAYLOAD_STORE=postgres needs a database pool');
       return new PostgresStorageDriver(pool);

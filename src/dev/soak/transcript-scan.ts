@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
+import { decodeHistoryPayloads } from '../../temporal/history-payloads';
 import { findInfrastructureText } from './infra-text';
 
 // Reads what an investigation said and what its model was shown, from the workflow history of
@@ -71,7 +71,7 @@ export async function scanTranscript(client: Client, workflowId: string, finalRe
     for (const event of (history.events ?? []) as temporal.api.history.v1.IHistoryEvent[]) {
       const started = event.workflowExecutionStartedEventAttributes;
       if (started) {
-        const [input] = (await decodeArrayFromPayloads(converter, started.input?.payloads)) as { carried?: { transcript?: Message[] } }[];
+        const [input] = (await decodeHistoryPayloads(converter, started.input?.payloads)) as { carried?: { transcript?: Message[] } }[];
         addTranscript(input?.carried?.transcript ?? []);
       }
       const sched = event.activityTaskScheduledEventAttributes;
@@ -79,18 +79,18 @@ export async function scanTranscript(client: Client, workflowId: string, finalRe
         const name = sched.activityType?.name ?? '';
         scheduled.set(String(event.eventId), name);
         if (name === 'callModel') {
-          const [request] = (await decodeArrayFromPayloads(converter, sched.input?.payloads)) as { messages?: Message[] }[];
+          const [request] = (await decodeHistoryPayloads(converter, sched.input?.payloads)) as { messages?: Message[] }[];
           addTranscript(request?.messages ?? []);
         }
       }
       const done = event.activityTaskCompletedEventAttributes;
       if (done && scheduled.get(String(done.scheduledEventId)) === 'callModel') {
-        const [reply] = (await decodeArrayFromPayloads(converter, done.result?.payloads)) as { content?: unknown }[];
+        const [reply] = (await decodeHistoryPayloads(converter, done.result?.payloads)) as { content?: unknown }[];
         addTranscript([{ role: 'assistant', content: reply?.content }]);
       }
       const completed = event.workflowExecutionCompletedEventAttributes;
       if (completed) {
-        const [result] = (await decodeArrayFromPayloads(converter, completed.result?.payloads)) as { lastReply?: string | null }[];
+        const [result] = (await decodeHistoryPayloads(converter, completed.result?.payloads)) as { lastReply?: string | null }[];
         if (result?.lastReply) replies.add(result.lastReply);
       }
     }

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../../config';
 import { openDatabase, type Database } from '../../db/pool';
 import { startCodecServer } from '../../server/codec-server';
-import { dataConverterFor } from '../../temporal/data-converter';
+import { dataConverterFor, payloadStoreFor } from '../../temporal/data-converter';
 
 type Out = (line: string) => void;
 
@@ -15,7 +15,9 @@ export async function codecServerCommand(args: string[], config: Config, out: Ou
   const { values } = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' } } });
   const effective: Config = { ...config, ...(values.host ? { CASEWORK_CODEC_SERVER_HOST: values.host } : {}) };
   // Only the Postgres store needs a database; the codec server reads blobs, it never writes them.
-  const db: Database | undefined = effective.CASEWORK_PAYLOAD_STORE === 'postgres' ? await openDatabase(effective) : undefined;
+  // It reads the workers' database (DATABASE_URL): an embedded one would be its own, empty one.
+  const store = payloadStoreFor(effective, effective.DATABASE_URL !== undefined);
+  const db: Database | undefined = store === 'postgres' ? await openDatabase(effective) : undefined;
   try {
     const converter = dataConverterFor(effective, db?.app);
     const server = await startCodecServer(effective, {

@@ -37,7 +37,7 @@ export async function ticketCommand(args: string[], config: Config, out: Out): P
   const event = parseTicketEvent(readEventFile(file));
   // The gate (ticket owners, events seen) lives in Postgres: it decides before Temporal is asked.
   return withDatabase(config, async (db) => {
-    const { client, close } = await connectClient(config);
+    const { client, close } = await connectClient(config, { pool: db.app });
     try {
       const options = { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config) };
       if (!values.wait) {
@@ -60,19 +60,22 @@ export async function ticketCommand(args: string[], config: Config, out: Out): P
 export async function statusCommand(args: string[], config: Config, out: Out): Promise<number> {
   const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' }, steps: { type: 'boolean' } } });
   const target = onlyPositional(positionals, 'status needs one workflow id, e.g. investigation-T-1001');
-  const { client, close } = await connectClient(config);
-  try {
-    const status = await readStatusOrBroken(client, target);
-    if (values.json) out(JSON.stringify(status, null, 2));
-    else describeStatus(status, { uiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE, steps: values.steps }).forEach((l) => out(l));
-    if (status.brokenRun) {
-      out(`the investigation's run is ${status.brokenRun}: that is a bug; its next event starts a run that carries the transcript`);
-      return 1;
+  // The database holds the payloads stored by reference, which the answer may need.
+  return withDatabase(config, async (db) => {
+    const { client, close } = await connectClient(config, { pool: db.app });
+    try {
+      const status = await readStatusOrBroken(client, target);
+      if (values.json) out(JSON.stringify(status, null, 2));
+      else describeStatus(status, { uiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE, steps: values.steps }).forEach((l) => out(l));
+      if (status.brokenRun) {
+        out(`the investigation's run is ${status.brokenRun}: that is a bug; its next event starts a run that carries the transcript`);
+        return 1;
+      }
+      return 0;
+    } finally {
+      await close();
     }
-    return 0;
-  } finally {
-    await close();
-  }
+  });
 }
 
 /** `casework approve|deny <workflowId> --request <id> --approver <name> [--reason <text>]`. */
@@ -85,17 +88,20 @@ export async function decideCommand(decision: 'approved' | 'denied', args: strin
   const target = onlyPositional(positionals, `${decision === 'approved' ? 'approve' : 'deny'} needs one workflow id`);
   if (!values.request) throw new UsageError('--request <requestId> is required (see `casework status <workflowId>`)');
   if (!values.approver) throw new UsageError('--approver <name> is required');
-  const { client, close } = await connectClient(config);
-  try {
-    const result = await decideRefund(
-      client,
-      target,
-      { requestId: values.request, decision, approver: values.approver, ...(values.reason ? { reason: values.reason } : {}) },
-      { timeoutMs: DECISION_TIMEOUT_MS },
-    );
-    out(values.json ? JSON.stringify(result) : `refund ${result.requestId} ${result.decision} by ${values.approver}; the investigation resumes`);
-    return 0;
-  } finally {
-    await close();
-  }
+  const { request, approver } = values;
+  return withDatabase(config, async (db) => {
+    const { client, close } = await connectClient(config, { pool: db.app });
+    try {
+      const result = await decideRefund(
+        client,
+        target,
+        { requestId: request, decision, approver, ...(values.reason ? { reason: values.reason } : {}) },
+        { timeoutMs: DECISION_TIMEOUT_MS },
+      );
+      out(values.json ? JSON.stringify(result) : `refund ${result.requestId} ${result.decision} by ${approver}; the investigation resumes`);
+      return 0;
+    } finally {
+      await close();
+    }
+  });
 }

@@ -55,7 +55,7 @@ export async function serveCommand(args: string[], config: Config, out: Out): Pr
   }
 
   const db = await openDatabase(config);
-  const temporal = lazyClient(config);
+  const temporal = lazyClient(config, { pool: db.app });
   try {
     await migrate(db.admin);
     if (db.embedded) {

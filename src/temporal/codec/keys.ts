@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Config } from '../../config';
 import { BadInputError, RefusedError } from '../../errors';
@@ -70,8 +70,16 @@ function writeDevKey(path: string): string {
   const id = `dev-${createHash('sha256').update(key).digest('hex').slice(0, 8)}`;
   const text = `# casework development payload key, generated ${new Date().toISOString()}. Not for production.\n${id}:${key.toString('base64')}\n`;
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text, { mode: 0o600, flag: 'wx' });
-  chmodSync(path, 0o600);
+  // Written aside and linked into place, so a process starting at the same moment sees either
+  // no file or the whole key, never an empty one; link fails with EEXIST when another won.
+  const aside = `${path}.${process.pid}.tmp`;
+  writeFileSync(aside, text, { mode: 0o600 });
+  try {
+    chmodSync(aside, 0o600);
+    linkSync(aside, path);
+  } finally {
+    rmSync(aside, { force: true });
+  }
   return text;
 }
 

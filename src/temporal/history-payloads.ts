@@ -1,0 +1,25 @@
+import type { LoadedDataConverter, Payload } from '@temporalio/common';
+import { decodeArrayFromPayloads, ExternalStorageRunner, isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
+import { BadInputError } from '../errors';
+
+/** A history holds payloads stored by reference, and this process has no payload store to fetch them from. */
+export class NoPayloadStoreError extends BadInputError {}
+
+/**
+ * The values of payloads read from a raw history (fetchHistory hands them back as the server
+ * holds them): stored references fetched first, then decrypted and JSON-parsed, the inbound
+ * order of the data converter. The SDK's decodeArrayFromPayloads alone skips the first step.
+ */
+export async function decodeHistoryPayloads(converter: LoadedDataConverter, payloads: Payload[] | null | undefined): Promise<unknown[]> {
+  let resolved = payloads ?? [];
+  if (resolved.some(isReferencePayload)) {
+    if (!converter.externalStorage) {
+      throw new NoPayloadStoreError(
+        'this history holds payloads stored by reference, and this process has no payload store to read them from: ' +
+          'give it the database the workers use (DATABASE_URL) or the same CASEWORK_PAYLOAD_STORE',
+      );
+    }
+    resolved = await new ExternalStorageRunner(converter.externalStorage).retrieve(resolved);
+  }
+  return decodeArrayFromPayloads(converter, resolved);
+}
