@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { deliverEvent, readStatus } from '../src/client/investigations';
 import { loadConfig } from '../src/config';
 import type { Database } from '../src/db/pool';
 import { createOfflineModel } from '../src/model/offline';
 import type { InvestigationStatus } from '../src/schemas/investigation';
+import { dataConverterFor } from '../src/temporal/data-converter';
 import { registerSearchAttributes } from '../src/temporal/search-attributes';
 import { createWorker } from '../src/worker';
 import { openTestDatabase, unique } from './support/db';
@@ -18,6 +20,8 @@ import { example, settingsWith } from './support/investigate';
 let env: TestWorkflowEnvironment;
 let db: Database;
 let worker: Worker;
+/** A client with the worker's data converter: payloads are encrypted, so it must decode them. */
+let client: Client;
 let running: Promise<void>;
 const taskQueue = unique('casework-timers');
 
@@ -30,6 +34,7 @@ before(async () => {
   const config = loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: taskQueue });
   worker = await createWorker({ config, connection: env.nativeConnection, pool: db.app, model: createOfflineModel(), workflowBundlePath: process.env.CASEWORK_WORKFLOW_BUNDLE });
   running = worker.run();
+  client = new Client({ connection: env.connection, namespace: env.namespace ?? 'default', dataConverter: dataConverterFor(config, db.app) });
 });
 after(async () => {
   if (worker?.getState() === 'RUNNING') worker.shutdown();
@@ -41,7 +46,7 @@ after(async () => {
 async function until(workflowId: string, ok: (s: InvestigationStatus) => boolean): Promise<InvestigationStatus> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const status = await readStatus(env.client, workflowId).catch(() => undefined);
+    const status = await readStatus(client, workflowId).catch(() => undefined);
     if (status && ok(status)) return status;
     if (Date.now() > deadline) throw new Error(`timed out; last status ${JSON.stringify(status?.status)}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -51,7 +56,7 @@ async function until(workflowId: string, ok: (s: InvestigationStatus) => boolean
 test('a waiting refund request is reminded after 24 h and denied automatically after 72 h', async () => {
   const event = example('dana-5102');
   // Batches only every 50 steps here, so the clearing after the wait can only be the cold-cache rule.
-  const { workflowId } = await deliverEvent(env.client, null, event, { taskQueue, settings: settingsWith({ CASEWORK_CLEAR_EVERY: '50' }) });
+  const { workflowId } = await deliverEvent(client, null, event, { taskQueue, settings: settingsWith({ CASEWORK_CLEAR_EVERY: '50' }) });
   const waiting = await until(workflowId, (s) => s.status === 'awaiting_approval');
   assert.equal(waiting.pendingApproval!.reminded, false);
 

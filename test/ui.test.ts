@@ -6,6 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Database } from '../src/db/pool';
 import type { InvestigationStatus } from '../src/schemas/investigation';
+import { startCodecServer } from '../src/server/codec-server';
+import { dataConverterFor } from '../src/temporal/data-converter';
 import { openTestDatabase } from './support/db';
 import { example, send } from './support/investigate';
 import { startTestWorker, type TestWorker } from './support/temporal';
@@ -53,6 +55,7 @@ let tw: TestWorker;
 let browser: Browser;
 let page: Page;
 let paused: InvestigationStatus;
+let codecServer: Awaited<ReturnType<typeof startCodecServer>>;
 let ticketId: string;
 
 describe('the investigation in the Temporal web UI', { skip }, () => {
@@ -65,12 +68,24 @@ describe('the investigation in the Temporal web UI', { skip }, () => {
     ticketId = event.ticketId;
     paused = await send(tw, event);
     assert.equal(paused.status, 'awaiting_approval', 'the dana example pauses at its refund request');
+    // Payloads are encrypted: the operator's UI decodes them through the codec server (loopback,
+    // outside production mode, so without a token), set as the UI's Codec Server dialog saves it.
+    const converter = dataConverterFor(tw.config, db.app);
+    codecServer = await startCodecServer(
+      { ...tw.config, CASEWORK_CODEC_SERVER_TOKEN: undefined },
+      { codecs: converter.payloadCodecs ?? [], externalStorage: converter.externalStorage, port: 0 },
+    );
     browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, headless: true });
-    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    await context.addInitScript(
+      `localStorage.setItem('endpoint', ${JSON.stringify(JSON.stringify(codecServer.url))}); localStorage.setItem('overrideRemoteCodecConfiguration', 'true');`,
+    );
+    page = await context.newPage();
     page.setDefaultTimeout(20_000);
   });
   after(async () => {
     await browser?.close();
+    await codecServer?.close();
     await tw?.stop();
     await db?.close();
   });
