@@ -21,13 +21,15 @@ export async function connectClient(config: Config, options: ClientOptions = {})
   // Keys are read (or refused, in production mode) before any connection is made.
   const dataConverter = dataConverterFor(config, options.pool);
   const timeoutMs = config.CASEWORK_CONNECT_TIMEOUT_MS;
+  // gRPC's own deadlines are a little later than ours, so the error that fires names the setting.
+  const grpcMs = timeoutMs + 1_000;
   const connection = await withConnectTimeout(
     config.TEMPORAL_ADDRESS,
     async () => {
-      const conn = await Connection.connect({ ...connectionOptions(config), connectTimeout: timeoutMs });
+      const conn = await Connection.connect({ ...connectionOptions(config), connectTimeout: grpcMs });
       // connect() is lazy about some failures: a cheap call proves the server answers.
       try {
-        await conn.withDeadline(Date.now() + timeoutMs, () => conn.workflowService.getSystemInfo({}));
+        await conn.withDeadline(Date.now() + grpcMs, () => conn.workflowService.getSystemInfo({}));
       } catch (error) {
         await conn.close().catch(() => undefined);
         throw error;
