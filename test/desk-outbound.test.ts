@@ -77,7 +77,8 @@ describe('posting to Zendesk', () => {
     const posted = standin.ticket(ticketId)!;
     const body = posted.comments.at(-1)!.body;
     assert.equal(posted.comments.at(-1)!.public, false);
-    for (const part of ['12.00 EUR', 'order 4471', 'carrier scan: box crushed', `casework approve investigation-zendesk-${ticketId} rr-1`]) assert.ok(body.includes(part), part);
+    for (const part of ['12.00 EUR', 'order 4471', 'carrier scan: box crushed', `casework approve investigation-zendesk-${ticketId} --request rr-1 --approver`])
+      assert.ok(body.includes(part), part);
     assert.equal(posted.status, 'pending');
   });
 

@@ -118,7 +118,13 @@ describe('replies and notes to Zendesk, exactly once', () => {
     assert.equal(status.status, 'awaiting_approval');
     await postsSettled(workflowId, 2);
     const waiting = notes(ticketId)[0]!.body;
-    for (const part of ['10.00 EUR', 'order 5102', 'Marked delivered but never received.', 'get_order:', `casework approve ${workflowId} ${status.pendingApproval!.request_id}`]) {
+    for (const part of [
+      '10.00 EUR',
+      'order 5102',
+      'Marked delivered but never received.',
+      'get_order:',
+      `casework approve ${workflowId} --request ${status.pendingApproval!.request_id} --approver`,
+    ]) {
       assert.ok(waiting.includes(part), `${part} in ${waiting}`);
     }
     assert.equal(stack.standin.ticket(ticketId)!.status, 'pending');

@@ -29,7 +29,7 @@ export function refundAwaitingNote(input: {
     `Reason: ${input.reason}`,
     ...(input.evidence.length ? ['Evidence:', ...input.evidence.map((e) => `- ${e}`)] : []),
     `Who may decide: ${input.approvers.join(', ') || 'an approver with a high enough limit'}.`,
-    `To decide: casework approve ${input.workflowId} ${input.requestId}  (or: casework deny ${input.workflowId} ${input.requestId} --reason "...")`,
+    `To decide: casework approve ${input.workflowId} --request ${input.requestId} --approver <your name>  (or: casework deny ${input.workflowId} --request ${input.requestId} --approver <your name> --reason "...")`,
     `Over HTTP: POST /investigations/${input.workflowId}/approve {"requestId": "${input.requestId}"}`,
   ];
   return { body: lines.join('\n'), tags: ['casework_awaiting_approval'], status: 'pending' };
