@@ -136,9 +136,11 @@ const OPERATOR_ENV: Env = {
   CASEWORK_DB_PASSWORD: 'casework-db-pw-0123',
   TEMPORAL_DB_PASSWORD: 'temporal-db-pw-0123',
   CASEWORK_API_KEYS: 'tk_compose_test_0123456789:*',
+  CASEWORK_CODEC_KEYS: 'compose-test:BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=',
+  CASEWORK_CODEC_SERVER_TOKEN: 'codec-token-compose-test-0123',
 };
 
-const LONG_RUNNING = ['temporal-postgres', 'temporal', 'temporal-ui', 'casework-postgres', 'casework-worker', 'casework-api'];
+const LONG_RUNNING = ['temporal-postgres', 'temporal', 'temporal-ui', 'casework-postgres', 'casework-worker', 'casework-api', 'casework-codec'];
 const ONE_SHOT = ['temporal-schema', 'temporal-setup'];
 const CONFIG_KEYS = new Set(Object.keys(ConfigSchema.shape));
 const SECRET_NAME = /(PASSWORD|PASSWD|_PWD|SECRET|API_KEYS?|TOKEN)$/;
@@ -271,7 +273,7 @@ describe('docker-compose.yml', { skip }, () => {
         if (userinfo?.[1] !== undefined) assert.match(userinfo[1], /^\$\{[A-Z0-9_]+(:\?[^}]*)?\}$/, `${name}.${key}: the password in the URL comes from the environment`);
       }
     }
-    assert.throws(() => interpolateAll(compose.services, {}), /CASEWORK_DB_PASSWORD|TEMPORAL_DB_PASSWORD|CASEWORK_API_KEYS/);
+    assert.throws(() => interpolateAll(compose.services, {}), /CASEWORK_DB_PASSWORD|TEMPORAL_DB_PASSWORD|CASEWORK_API_KEYS|CASEWORK_CODEC_KEYS|CASEWORK_CODEC_SERVER_TOKEN/);
     for (const missing of Object.keys(OPERATOR_ENV)) {
       assert.throws(() => interpolateAll(compose.services, { ...OPERATOR_ENV, [missing]: '' }), new RegExp(missing), `without ${missing} compose refuses to start`);
     }
