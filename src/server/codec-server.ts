@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Config } from '../config';
 import { kindOf, RefusedError } from '../errors';
 import { productionMode } from '../temporal/codec/keys';
-import { HttpError, sendJson } from './http';
+import { HttpError, readBodyText, sendJson } from './http';
 
 // Temporal's codec-server protocol: POST …/encode and …/decode, each taking and answering
 // {"payloads":[{"metadata":{"k":"<base64>"},"data":"<base64>"}]} (Payloads as proto3 JSON).
@@ -61,15 +61,9 @@ function tokenMatches(header: string | undefined, digest: Buffer): boolean {
 }
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_CODEC_BODY_BYTES) throw new HttpError(413, `request body is larger than ${MAX_CODEC_BODY_BYTES} bytes`, { connection: 'close' });
-    chunks.push(chunk as Buffer);
-  }
+  const text = await readBodyText(req, MAX_CODEC_BODY_BYTES);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(text);
   } catch (error) {
     throw new HttpError(400, `request body is not valid JSON: ${(error as Error).message}`);
   }

@@ -75,12 +75,12 @@ export function errorAnswer(error: unknown): Answer {
 }
 
 /**
- * Reads a JSON body of at most `limit` bytes. Too large is 413 (the rest is not read, and the
- * connection is closed after the answer); empty or not JSON is 400 saying so.
+ * Reads a body of at most `limit` bytes as UTF-8 text. Too large (declared or read) is 413 naming
+ * `what`; the rest is not read, and the connection is closed after the answer.
  */
-export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES, shape = 'a JSON object'): Promise<unknown> {
+export async function readBodyText(req: IncomingMessage, limit: number, what = 'request body'): Promise<string> {
   const declared = Number(req.headers['content-length']);
-  const tooLarge = () => new HttpError(413, `request body is larger than ${limit} bytes`, { connection: 'close' });
+  const tooLarge = () => new HttpError(413, `${what} is larger than ${limit} bytes`, { connection: 'close' });
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
@@ -89,7 +89,15 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES,
     if (size > limit) throw tooLarge();
     chunks.push(chunk as Buffer);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Reads a JSON body of at most `limit` bytes. Too large is 413 (the rest is not read, and the
+ * connection is closed after the answer); empty or not JSON is 400 saying so.
+ */
+export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES, shape = 'a JSON object'): Promise<unknown> {
+  const text = await readBodyText(req, limit);
   if (!text.trim()) throw new HttpError(400, `request body is empty; send ${shape}`);
   try {
     return JSON.parse(text);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from '../http';
+import { HttpError, readBodyText } from '../http';
 
 // The console's forms arrive as application/x-www-form-urlencoded bodies: small, in POST
 // bodies so nothing a customer said or is ever lands in a URL or a log line.
@@ -13,17 +13,7 @@ export async function readForm(req: IncomingMessage, limit = MAX_FORM_BYTES): Pr
   if (type !== 'application/x-www-form-urlencoded') {
     throw new HttpError(415, 'the console accepts its own HTML forms only (application/x-www-form-urlencoded)');
   }
-  const declared = Number(req.headers['content-length']);
-  const tooLarge = () => new HttpError(413, `the form is larger than ${limit} bytes`, { connection: 'close' });
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  return new URLSearchParams(await readBodyText(req, limit, 'the form'));
 }
 
 /** A required text field, trimmed and at most `max` characters, or 400 naming it. */
