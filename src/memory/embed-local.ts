@@ -23,7 +23,12 @@ export interface LocalEmbedderOptions {
   threads?: number;
 }
 
-/** The local MiniLM embedder. The model loads on first use, once per process. */
+/** The local model's id, dimensions and label, shared by the in-thread and the worker-thread embedder. */
+export function localEmbedderIdentity(): Pick<Embedder, 'id' | 'dimensions' | 'label'> {
+  return { id: LOCAL_MODEL_ID, dimensions: 384, label: 'local all-MiniLM-L6-v2 (int8 ONNX on CPU)' };
+}
+
+/** The local MiniLM embedder, in this thread. The model loads on first use, once per process. */
 export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedder {
   const modelsDir = options.modelsDir ?? MODELS_DIR;
   let loading: Promise<Extractor> | undefined;
@@ -46,9 +51,7 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
     return extractor;
   };
   return {
-    id: LOCAL_MODEL_ID,
-    dimensions: 384,
-    label: 'local all-MiniLM-L6-v2 (int8 ONNX on CPU)',
+    ...localEmbedderIdentity(),
     async embed(texts, purpose) {
       if (!texts.length) return [];
       // MiniLM is symmetric (no query instruction) and small: a question in other words than
