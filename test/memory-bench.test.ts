@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { benchCustomerId, runMemoryBench } from '../src/dev/bench/memory';
 import type { Database } from '../src/db/pool';
+import { MAX_MEMORY_TOKENS } from '../src/memory/render';
 import { openTestDatabase } from './support/db';
 
 describe('the memory benchmark', () => {
@@ -22,7 +23,7 @@ describe('the memory benchmark', () => {
     assert.ok(report.notes_in_namespace >= 200);
     assert.equal(report.load_memory.samples, 10);
     assert.ok(report.recall.median_ms > 0 && report.recall.p95_ms >= report.recall.median_ms);
-    assert.ok(report.load_memory_block_tokens.max <= 500);
+    assert.ok(report.load_memory_block_tokens.max <= MAX_MEMORY_TOKENS);
     assert.ok(
       lines.some((l) => /^loadMemory\s+10\s+\d/.test(l)),
       lines.join('\n'),

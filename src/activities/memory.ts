@@ -88,10 +88,18 @@ export function createMemoryActivities(deps: MemoryDeps) {
       const parsed = LoadMemoryInput.safeParse(input);
       if (!parsed.success) rejectInput(parsed.error);
       const { customerId, now, message } = parsed.data;
-      // The first message is embedded while Postgres answers the start read (readStartMemory
-      // sends that statement before it starts the search).
+      // The first message is embedded while Postgres answers: an embedder off the event loop
+      // starts now, before the connection and the transaction are set up; one in this thread
+      // starts only after the start read is sent (readStartMemory sends it before the search).
       const text = message?.trim().slice(0, MAX_MESSAGE_CHARS);
-      const startSearch = text && hybrid ? hybrid.withVector(() => hybrid.embedder.embed([text], 'query').then(([v]) => v!)) : search;
+      const embedMessage = (embedder: Embedder, t: string) => embedder.embed([t], 'query').then(([v]) => v!);
+      let startSearch: MemorySearch = search;
+      if (text && hybrid && hybrid.embedder.offThread) {
+        const early = embedMessage(hybrid.embedder, text);
+        // Handled here so a failure before the search awaits it is not an unhandled rejection; the search still sees it.
+        early.catch(() => undefined);
+        startSearch = hybrid.withVector(() => early);
+      } else if (text && hybrid) startSearch = hybrid.withVector(() => embedMessage(hybrid.embedder, text));
       const parts = await withCustomer(deps.pool, customerId, (client) => readStartMemory(client, { customerId, now, message: text, search: startSearch }));
       const rendered = renderMemoryBlock(parts);
       const { profile, recentCases, commitments, notes } = rendered.parts;

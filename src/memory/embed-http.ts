@@ -131,6 +131,7 @@ export function createHttpEmbedder(options: HttpEmbedderOptions): Embedder {
       return dimensions;
     },
     label: `${name} embeddings (${options.model})`,
+    offThread: true,
     async embed(texts, purpose) {
       const vectors: number[][] = [];
       for (let i = 0; i < texts.length; i += batch) vectors.push(...(await request(texts.slice(i, i + batch), purpose)));

@@ -12,6 +12,11 @@ export interface Embedder {
   readonly dimensions: number;
   /** Shown wherever the embedder is named, e.g. "local all-MiniLM-L6-v2 (int8 ONNX on CPU)". */
   readonly label: string;
+  /**
+   * True when embed() leaves the event loop free while it works (a worker thread, a network
+   * call), so a caller may start it before its own I/O; an in-thread model holds the loop.
+   */
+  readonly offThread?: boolean;
   /** One unit vector per text, in order. Batching is the adapter's business. */
   embed(texts: string[], purpose: EmbedPurpose): Promise<number[][]>;
 }

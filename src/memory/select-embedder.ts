@@ -1,16 +1,17 @@
 import type { Config } from '../config';
 import { BadInputError } from '../errors';
 import { createHttpEmbedder } from './embed-http';
-import { createLocalEmbedder } from './embed-local';
+import { createThreadedEmbedder } from './embed-thread';
 import type { Embedder } from './embedder';
 
-/** The embedder the configuration names: local MiniLM by default, a hosted API when configured, none when off. */
+/** The embedder the configuration names: local MiniLM (in a worker thread) by default, a hosted API when configured, none when off. */
 export function selectEmbedder(config: Config, options: { installLocal?: boolean } = {}): Embedder | undefined {
   switch (config.CASEWORK_EMBEDDINGS) {
     case 'off':
       return undefined;
     case 'local':
-      return createLocalEmbedder({ install: options.installLocal ?? true });
+      // In a worker thread, so a burst of writes does not hold the worker's event loop.
+      return createThreadedEmbedder({ install: options.installLocal ?? true });
     case 'voyage':
     case 'openai': {
       const model = config.CASEWORK_EMBEDDINGS_MODEL ?? (config.CASEWORK_EMBEDDINGS === 'voyage' ? 'voyage-3.5' : undefined);
