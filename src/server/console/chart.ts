@@ -13,10 +13,14 @@ export interface StepMarks {
   compaction: boolean;
 }
 
-/** Reads a step's context event ("cleared 12 old results (…)", "compacted 8 messages into case notes", or both). */
+/**
+ * Reads a step's context event ("cleared 12 old results (…)", "compacted 8 messages into case
+ * notes", or both). A batch that found nothing old enough to clear ("cleared 0 …") changed
+ * nothing sent, so it is not marked.
+ */
 export function marksOf(step: StepRecord): StepMarks {
   const event = step.context_event ?? '';
-  return { clearing: /\bcleared \d+/.test(event), compaction: /\bcompacted \d+/.test(event) };
+  return { clearing: /\bcleared [1-9]\d*/.test(event), compaction: /\bcompacted [1-9]\d*/.test(event) };
 }
 
 const WIDTH = 760;

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { decideRefund, readStatus } from '../../client/investigations';
 import { correctNote, forgetMemory, showMemory } from '../../memory/control';
+import { decisionProblem } from '../../workflows/approvals';
 import { mayDecide, mayDecideAs, soleApprover, type Principal } from '../auth';
 import type { RouteContext, Trace } from '../context';
 import { errorAnswer, HttpError, type Answer } from '../http';
@@ -268,14 +269,15 @@ async function decide(ctx: RouteContext, session: Session, form: URLSearchParams
   if (!mayDecideAs(session.principal, approver)) return back('error', `Your key may not decide refunds as ${approver}.`);
   if (decision === 'denied' && !reason) return back('error', 'Nothing was sent: give a reason to deny, so the customer can be told why.');
   const { client } = ctx.deps;
-  // Re-check first: another person may have decided since this page was drawn.
+  // Re-check first, with the validator's own rule: another person may have decided since this
+  // page was drawn. The words are the validator's, so the page says what the CLI would.
   const status = await ctx.temporal('reading the case', () => readStatus(client, workflowId));
-  if (status.pendingApproval?.request_id !== requestId) {
+  const problem = decisionProblem(status.pendingApproval, status.decisions, { requestId, decision, approver, ...(reason ? { reason } : {}) });
+  const request = status.pendingApproval;
+  if (problem || !request) {
     const earlier = status.decisions.find((d) => d.requestId === requestId);
-    return back(
-      'error',
-      earlier ? `Already decided: ${earlier.decision} by ${earlier.approver}. Nothing was sent.` : 'This request is no longer waiting for a decision. Nothing was sent.',
-    );
+    const who = earlier ? ` (${earlier.decision} by ${earlier.approver})` : '';
+    return back('error', `Refund decision refused: ${problem ?? 'no refund is waiting for approval'}${who}. Nothing was sent.`);
   }
   try {
     await ctx.temporal('sending the decision', () => decideRefund(client, workflowId, { requestId, decision, approver, ...(reason ? { reason } : {}) }), ctx.updateTimeoutMs);
@@ -285,7 +287,6 @@ async function decide(ctx: RouteContext, session: Session, form: URLSearchParams
     // The validator's own words: over the approver's limit, already decided, not yet pending.
     return back('error', (answer.body as { error?: string }).error ?? 'the decision was refused');
   }
-  const request = status.pendingApproval;
   return back(
     'ok',
     `${decision === 'approved' ? 'Approved' : 'Denied'} the ${money(request.amount_cents)} refund on order ${request.order_id} (ticket ${status.ticketId}) as ${approver}; the investigation continues.`,

@@ -1,7 +1,7 @@
 import { totalInputTokens } from '../../context/accounting';
 import type { InvestigationSettings } from '../../schemas/investigation';
 import type { CaseView } from './cases';
-import { tokensChart } from './chart';
+import { marksOf, tokensChart } from './chart';
 import { count, money, usd, when } from './format';
 import { html, trusted } from './html';
 import { page } from './layout';
@@ -34,8 +34,8 @@ export function timelinePage(view: CaseView, ctx: TimelineContext): string {
   const calls = view.transcript ? toolCallsBySteps(status.steps, view.transcript) : status.steps.map(() => null);
   const estimate = view.transcript ? noClearingEstimate(status.steps, view.transcript, ctx.settings.keepRecent, ctx.settings.prices) : null;
   const sent = status.steps.reduce((n, s) => n + totalInputTokens(s.usage), 0);
-  const batches = status.steps.filter((s) => /\bcleared \d+/.test(s.context_event ?? '')).length;
-  const compactions = status.steps.filter((s) => /\bcompacted \d+/.test(s.context_event ?? '')).length;
+  const batches = status.steps.filter((s) => marksOf(s).clearing).length;
+  const compactions = status.steps.filter((s) => marksOf(s).compaction).length;
   const body = html` <h1>Case ${status.ticketId} <span class="muted">· ${status.status.replace(/_/g, ' ')}</span></h1>
     <div class="facts card">
       <div><span>Customer</span><a href="/console/customers/${ctx.refs.refOf(status.customerId)}">${status.customerId}</a></div>
