@@ -95,6 +95,8 @@ export async function startDeskStandin(
     webhookSecret?: string;
     now?: () => Date;
     /** The first ticket's id (5158 by default); stand-ins sharing one Temporal server need ids apart. */ firstTicketId?: number;
+    /** The first comment's id (10001 by default); comment ids are webhook event ids, which the ticket gate admits once for good. */
+    firstCommentId?: number;
   } = {},
 ): Promise<DeskStandin> {
   const now = options.now ?? (() => new Date());
@@ -105,7 +107,7 @@ export async function startDeskStandin(
   const requests: DeskStandin['requests'] = [];
   const webhookSecret = options.webhookSecret ?? `whsec-${randomUUID()}`;
   let nextTicket = options.firstTicketId ?? 5158;
-  let nextComment = 10001;
+  let nextComment = options.firstCommentId ?? 10001;
   let nextAudit = 70001;
   const expectedAuth = `Basic ${Buffer.from(`${agent.email}/token:${agent.apiToken}`).toString('base64')}`;
 

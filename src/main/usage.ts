@@ -25,4 +25,5 @@ export const USAGE = `usage: casework <command>
   codec-server [--port <n>] [--host <h>]     decode payloads for the web UI and temporal --codec-endpoint
   demo                                       the dispute and Priya's two conversations, end to end
   memory show|correct|forget --customer <id> ...
-  bench context [--json] | bench memory [--customers <n>] [--notes <n>] [--json]`;
+  bench context [--json] | bench memory [--customers <n>] [--notes <n>] [--json]
+  bench desk [--deliveries <n>] [--replies <n>] [--concurrency 1,8] [--json]`;

@@ -29,8 +29,12 @@ export interface DeskStack {
   logs: RequestLog[];
 }
 
-/** Registers before/after hooks that start the stack and stop it. `env` adds worker settings. */
-export function deskStack(options: { env?: Record<string, string> } = {}): DeskStack {
+/**
+ * Registers before/after hooks that start the stack and stop it. `env` adds worker settings;
+ * `settings` adds investigation settings (CASEWORK_MAX_STEPS_PER_RUN, …) to the server, which
+ * sends them with each webhook's event, and to the worker.
+ */
+export function deskStack(options: { env?: Record<string, string>; settings?: Record<string, string> } = {}): DeskStack {
   const stack = { logs: [] } as unknown as DeskStack;
   before(async () => {
     // Stand-ins of different test files share one Temporal server: their ticket ids must not meet.
@@ -45,11 +49,12 @@ export function deskStack(options: { env?: Record<string, string> } = {}): DeskS
       CASEWORK_DESK_CUSTOMERS: `zendesk:${ZENDESK_REQUESTER}=${CUSTOMER},intercom:5d6a4c8e0e8a2b1c3d4e5f60=${CUSTOMER},freshdesk:priya@example.com=${CUSTOMER}`,
       CASEWORK_DESK_TIMEOUT_MS: '1000',
     };
-    stack.tw = await startTestWorker({ pool: stack.db.app, model: stack.model, env: { CASEWORK_DESKS: 'zendesk', ...zendesk, ...options.env } });
+    stack.tw = await startTestWorker({ pool: stack.db.app, model: stack.model, env: { CASEWORK_DESKS: 'zendesk', ...zendesk, ...options.settings, ...options.env } });
     // The server verifies all three desks' webhooks; it never calls their APIs (the worker does).
     const config = loadConfig({
       ...process.env,
       ...zendesk,
+      ...options.settings,
       TEMPORAL_TASK_QUEUE: stack.tw.taskQueue,
       CASEWORK_HTTP_OPEN: 'true',
       CASEWORK_DESKS: 'zendesk,intercom,freshdesk',

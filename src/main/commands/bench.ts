@@ -12,7 +12,7 @@ function count(value: string | undefined, flag: string): number | undefined {
   return Number(value);
 }
 
-/** `casework bench context|memory|overhead`: the dev benches, loaded only when asked for. */
+/** `casework bench context|memory|overhead|desk`: the dev benches, loaded only when asked for. */
 export async function benchCommand(args: string[], config: Config, out: Out): Promise<number> {
   const [which, ...rest] = args;
   const { values } = parseArgs({
@@ -25,6 +25,9 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
       steps: { type: 'string' },
       repeats: { type: 'string' },
       'no-workflow': { type: 'boolean' },
+      deliveries: { type: 'string' },
+      replies: { type: 'string' },
+      concurrency: { type: 'string' },
     },
   });
   if (which === 'context') {
@@ -47,5 +50,11 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
     await runOverheadBench(config, { out, steps: count(values.steps, '--steps'), repeats: count(values.repeats, '--repeats'), json: values.json });
     return 0;
   }
-  throw new UsageError(which ? `unknown benchmark "${which}" (context, memory or overhead)` : 'name a benchmark: context, memory or overhead');
+  if (which === 'desk') {
+    const { runDeskBench } = require('../../dev/bench/desk') as typeof import('../../dev/bench/desk');
+    const concurrency = values.concurrency?.split(',').map((c) => count(c.trim(), '--concurrency') as number);
+    await runDeskBench(config, { out, deliveries: count(values.deliveries, '--deliveries'), replies: count(values.replies, '--replies'), concurrency, json: values.json });
+    return 0;
+  }
+  throw new UsageError(which ? `unknown benchmark "${which}" (context, memory, overhead or desk)` : 'name a benchmark: context, memory, overhead or desk');
 }

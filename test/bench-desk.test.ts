@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../src/config';
+import type { Database } from '../src/db/pool';
+import { runDeskBench, type DeskBenchResult } from '../src/dev/bench/desk';
+import { openTestDatabase } from './support/db';
+
+// The desk benchmark at a tiny size: the table's shape and the bench's own exactly-once checks,
+// never its timings (those are for people reading the printed table).
+
+describe('casework bench desk', () => {
+  let db: Database;
+  let result: DeskBenchResult;
+  const lines: string[] = [];
+  before(async () => {
+    db = await openTestDatabase();
+    result = await runDeskBench(loadConfig(), { out: (line) => lines.push(line), deliveries: 4, replies: 6, concurrency: [1, 3], pool: db.app });
+  });
+  after(async () => {
+    await db?.close();
+  });
+
+  it('has a fresh and a duplicate row per desk and concurrency, each delivery answered exactly once', () => {
+    assert.deepEqual(
+      result.webhooks.map((r) => `${r.desk}/${r.delivery}/${r.concurrency}`),
+      [1, 3].flatMap((c) => ['zendesk', 'intercom', 'freshdesk'].flatMap((d) => [`${d}/fresh/${c}`, `${d}/duplicate/${c}`])),
+    );
+    for (const row of result.webhooks) {
+      assert.equal(row.sent, 4);
+      assert.equal(row.answered, 4, `${row.desk} ${row.delivery}: ${JSON.stringify(row.statuses)}`);
+      // Fresh: 202 accepted (handed to Temporal); the redelivery: 200 duplicate, nothing started.
+      assert.deepEqual(row.statuses, row.delivery === 'fresh' ? { 202: 4 } : { 200: 4 });
+      assert.ok(row.p50Ms <= row.p95Ms && row.p95Ms <= row.p99Ms && row.p99Ms <= row.maxMs);
+    }
+  });
+
+  it('starts one workflow per fresh delivery, none for the redeliveries', () => {
+    assert.equal(result.freshDeliveries, 3 * 5 + 2 * 3 * 4);
+    assert.equal(result.workflowsStarted, result.freshDeliveries);
+  });
+
+  it('posts every reply once on each path, and posts nothing when postToDesk is retried', () => {
+    assert.deepEqual(
+      result.replies.map((r) => `${r.path}/${r.concurrency}`),
+      [1, 3].flatMap((c) => [`client/${c}`, `postToDesk/${c}`, `postToDesk, already posted/${c}`]),
+    );
+    for (const row of result.replies) {
+      assert.equal(row.replies, 6);
+      assert.equal(row.duplicates, 0, row.path);
+      assert.ok(row.repliesPerSecond > 0);
+    }
+    const outcomes = (path: string) => result.replies.filter((r) => r.path === path).map((r) => r.outcomes);
+    assert.deepEqual(outcomes('postToDesk'), [{ posted: 6 }, { posted: 6 }]);
+    assert.deepEqual(outcomes('postToDesk, already posted'), [{ already_posted: 6 }, { already_posted: 6 }]);
+  });
+
+  it('prints both tables with their headers', () => {
+    const text = lines.join('\n');
+    assert.match(text, /^desk +delivery +concurrency +sent +answered +answers +p50 ms +p95 ms +p99 ms +max ms$/m);
+    assert.match(text, /^path +concurrency +replies +seconds +replies\/s +p50 ms +p95 ms +duplicates +outcomes$/m);
+    assert.match(text, /workflows started: 39 for 39 fresh deliveries/);
+  });
+});
