@@ -12,7 +12,7 @@ function count(value: string | undefined, flag: string): number | undefined {
   return Number(value);
 }
 
-/** `casework bench context|memory|overhead`: the dev benches, loaded only when asked for. */
+/** `casework bench context|memory|overhead|capacity`: the dev benches, loaded only when asked for. */
 export async function benchCommand(args: string[], config: Config, out: Out): Promise<number> {
   const [which, ...rest] = args;
   const { values } = parseArgs({
@@ -25,6 +25,10 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
       steps: { type: 'string' },
       repeats: { type: 'string' },
       'no-workflow': { type: 'boolean' },
+      cases: { type: 'string' },
+      'cache-size': { type: 'string' },
+      sample: { type: 'string' },
+      concurrency: { type: 'string' },
     },
   });
   if (which === 'context') {
@@ -47,5 +51,19 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
     await runOverheadBench(config, { out, steps: count(values.steps, '--steps'), repeats: count(values.repeats, '--repeats'), json: values.json });
     return 0;
   }
-  throw new UsageError(which ? `unknown benchmark "${which}" (context, memory or overhead)` : 'name a benchmark: context, memory or overhead');
+  if (which === 'capacity') {
+    const { runCapacityBench } = require('../../dev/bench/capacity') as typeof import('../../dev/bench/capacity');
+    const cacheSize = count(values['cache-size'], '--cache-size');
+    if (cacheSize !== undefined && cacheSize < 2) throw new UsageError(`--cache-size must be at least 2 (the SDK's smallest workflow cache), got ${cacheSize}`);
+    await runCapacityBench(config, {
+      out,
+      cases: count(values.cases, '--cases'),
+      cacheSize,
+      sample: count(values.sample, '--sample'),
+      concurrency: count(values.concurrency, '--concurrency'),
+      json: values.json,
+    });
+    return 0;
+  }
+  throw new UsageError(which ? `unknown benchmark "${which}" (context, memory, overhead or capacity)` : 'name a benchmark: context, memory, overhead or capacity');
 }
