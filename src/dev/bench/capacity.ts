@@ -411,8 +411,8 @@ export function targetLines(run: CapacityRun): string[] {
  * process with the capacity drill model; opens N investigations that end waiting for the
  * customer, sampling the worker's RSS at 10, 25, 50 and 100 % of N; then sends follow-ups to a
  * random sample of cached and evicted cases and times each to its reply at the desk, replays the
- * sampled histories, and measures history per case. One run with the default workflow cache,
- * one with `cacheSize`. Needs DATABASE_URL: the worker process and the bench share Postgres.
+ * sampled histories, and measures history per case. One run with a workflow cache of
+ * `cacheSize`, then one with the default. Needs DATABASE_URL: the worker process and the bench share Postgres.
  */
 export async function runCapacityBench(config: Config, options: CapacityOptions): Promise<CapacityResult> {
   const out = options.out;
@@ -472,7 +472,8 @@ export async function runCapacityBench(config: Config, options: CapacityOptions)
       concurrency: options.concurrency ?? 32,
     };
     const runs: CapacityRun[] = [];
-    for (const cache of ['default', cacheSize] as const) {
+    // The small cache first: its evicted cases are the point, and a long run may be cut short.
+    for (const cache of [cacheSize, 'default'] as const) {
       const run = await oneRun(ctx, cache, options.json ? () => undefined : out);
       runs.push(run);
       if (!options.json) {
