@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { percentile } from './stats';
 
 type Out = (line: string) => void;
 
@@ -35,10 +36,7 @@ export interface EventsBenchOptions {
   json?: boolean;
 }
 
-/** The value below which `p` of the sorted samples fall (nearest rank). */
-export function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
-}
+export { percentile } from './stats';
 
 async function pass(options: EventsBenchOptions, concurrency: number, passTag: string): Promise<EventsBenchRow> {
   const latencies: number[] = [];

@@ -12,6 +12,7 @@ import { buildRequest, prepareContext } from '../../workflows/context-step';
 import { startingState, type Run } from '../../workflows/state';
 import { exampleEvent } from '../demo/run';
 import { startLocalStack, type LocalStack } from '../env/stack';
+import { median } from './stats';
 import { historySizes } from './workflow';
 
 type Out = (line: string) => void;
@@ -40,12 +41,6 @@ export interface OverheadResult {
     eventsPerStep: number;
   };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 
 const drillMessage = (steps: number) => `Scripted long investigation of order 5102. #drill:${steps}`;
 

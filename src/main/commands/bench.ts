@@ -12,7 +12,7 @@ function count(value: string | undefined, flag: string): number | undefined {
   return Number(value);
 }
 
-/** `casework bench context|memory|overhead|desk`: the dev benches, loaded only when asked for. */
+/** `casework bench context|memory|overhead|desk|capacity`: the dev benches, loaded only when asked for. */
 export async function benchCommand(args: string[], config: Config, out: Out): Promise<number> {
   const [which, ...rest] = args;
   const { values } = parseArgs({
@@ -27,6 +27,9 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
       'no-workflow': { type: 'boolean' },
       deliveries: { type: 'string' },
       replies: { type: 'string' },
+      cases: { type: 'string' },
+      'cache-size': { type: 'string' },
+      sample: { type: 'string' },
       concurrency: { type: 'string' },
     },
   });
@@ -56,5 +59,19 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
     await runDeskBench(config, { out, deliveries: count(values.deliveries, '--deliveries'), replies: count(values.replies, '--replies'), concurrency, json: values.json });
     return 0;
   }
-  throw new UsageError(which ? `unknown benchmark "${which}" (context, memory, overhead or desk)` : 'name a benchmark: context, memory, overhead or desk');
+  if (which === 'capacity') {
+    const { runCapacityBench } = require('../../dev/bench/capacity') as typeof import('../../dev/bench/capacity');
+    const cacheSize = count(values['cache-size'], '--cache-size');
+    if (cacheSize !== undefined && cacheSize < 2) throw new UsageError(`--cache-size must be at least 2 (the SDK's smallest workflow cache), got ${cacheSize}`);
+    await runCapacityBench(config, {
+      out,
+      cases: count(values.cases, '--cases'),
+      cacheSize,
+      sample: count(values.sample, '--sample'),
+      concurrency: count(values.concurrency, '--concurrency'),
+      json: values.json,
+    });
+    return 0;
+  }
+  throw new UsageError(which ? `unknown benchmark "${which}" (context, memory, overhead, desk or capacity)` : 'name a benchmark: context, memory, overhead, desk or capacity');
 }

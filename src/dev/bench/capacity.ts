@@ -1,0 +1,491 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import type { Pool } from 'pg';
+import { deliverEvent } from '../../client/investigations';
+import type { Config } from '../../config';
+import { migrate } from '../../db/migrate';
+import { openDatabase } from '../../db/pool';
+import { investigationId, type TicketEvent } from '../../schemas/event';
+import { investigationSettings } from '../../settings';
+import { connectClient } from '../../temporal/client';
+import { dataConverterFor } from '../../temporal/data-converter';
+import { installTelemetry } from '../../observability/logging';
+import { writeWorkflowBundle } from '../../worker';
+import { seedDemoData } from '../demo-data/seed';
+import { startDevServer } from '../env/dev-server';
+import type { FromCapacityWorker, ToCapacityWorker } from './capacity-worker';
+import { startReplyReceiver, type ReplyReceiver } from './reply-receiver';
+import { median, percentile } from './stats';
+
+type Out = (line: string) => void;
+
+/** The fractions of N at which the worker's memory is sampled. */
+const MILESTONES = [0.1, 0.25, 0.5, 1];
+/** The target the bench states: orchestration on top of the model's own time, p95, for an evicted workflow. */
+export const EVICTED_P95_TARGET_MS = 250;
+const CUSTOMER = 'cust_dana';
+const FIRST_MESSAGE =
+  'Hi, my order 5102 shows as delivered on 12 October but it never arrived. Nothing on the doorstep, nothing with my neighbour at number 16, ' +
+  'and the tracking has no photo. I have been a customer for years and this is the first time something like this has happened. Can you sort this out please?';
+const FOLLOW_UP = 'Thanks. I asked at number 14 and 16 again and nobody has it. What happens next, and how long will the trace take?';
+
+/** What `casework bench capacity` is asked for. */
+export interface CapacityOptions {
+  out: Out;
+  /** Investigations opened per run (default 1,000). */
+  cases?: number;
+  /** The small workflow cache of the second run (default 100). */
+  cacheSize?: number;
+  /** Follow-ups sent per run, split between cached and evicted cases (default 50). */
+  sample?: number;
+  /** Cases opened at once (default 32). */
+  concurrency?: number;
+  json?: boolean;
+}
+
+/** Worker memory when `open` cases had been answered. */
+export interface RssSample {
+  open: number;
+  rssMb: number;
+  /** V8 heap in use right after a forced full collection: what the worker retains. */
+  heapMb: number;
+  cached: number;
+}
+
+/** Follow-up-to-reply times of one kind of case, in ms. */
+export interface LatencyStats {
+  n: number;
+  /** Every follow-up got exactly one reply (counted at the desk). */
+  replies: number[];
+  p50: number;
+  p95: number;
+  modelP50: number;
+  modelP95: number;
+  orchestrationP50: number;
+  orchestrationP95: number;
+}
+
+/** One run: N cases through one worker with one cache size. */
+export interface CapacityRun {
+  cache: 'default' | number;
+  cacheSlots: number;
+  cases: number;
+  openSeconds: number;
+  loadBefore: number[];
+  loadAfter: number[];
+  rss: RssSample[];
+  cached: LatencyStats;
+  evicted: LatencyStats;
+  replay: { n: number; p50: number; p95: number; events: number };
+  history: { n: number; medianBytes: number; maxBytes: number; medianEvents: number };
+  /** KB of worker RSS per added case while the cache filled, and after it was full (null when it never filled). */
+  kbPerCase: { filling: number; full: number | null };
+}
+
+/** What the bench returns (and prints as JSON with --json). */
+export interface CapacityResult {
+  model: string;
+  runs: CapacityRun[];
+}
+
+const round = (v: number, digits = 1) => Math.round(v * 10 ** digits) / 10 ** digits;
+
+/** The child's resident set, from /proc/<pid>/status (VmRSS), in MB. */
+function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (!kb) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(kb) / 1024;
+}
+
+/** A worker process of the bench's own, and the IPC calls to it. */
+interface WorkerProcess {
+  pid: number;
+  cacheSlots: number;
+  status(gc?: boolean): Promise<{ cached: number; heapMb: number; modelMs: Record<string, number> }>;
+  stop(): Promise<void>;
+}
+
+async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<WorkerProcess> {
+  const child: ChildProcess = fork(require.resolve('./capacity-worker'), [], {
+    env,
+    execArgv: [...process.execArgv, '--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const next = <T extends FromCapacityWorker['type']>(type: T, timeoutMs: number) =>
+    new Promise<Extract<FromCapacityWorker, { type: T }>>((resolve, reject) => {
+      const timer = setTimeout(() => done(new Error(`the bench's worker process sent no "${type}" within ${timeoutMs / 1000} s`)), timeoutMs);
+      const onMessage = (message: FromCapacityWorker) => {
+        if (message.type === type) done(undefined, message as Extract<FromCapacityWorker, { type: T }>);
+        if (message.type === 'failed') done(new Error(`the bench's worker process failed: ${message.error}`));
+      };
+      const onExit = (code: number | null) => done(new Error(`the bench's worker process exited (code ${code}) before "${type}"`));
+      const done = (error?: Error, message?: Extract<FromCapacityWorker, { type: T }>) => {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        if (error) reject(error);
+        else resolve(message!);
+      };
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  const ask = (message: ToCapacityWorker) => child.send(message);
+  try {
+    const ready = await next('ready', 120_000);
+    return {
+      pid: child.pid!,
+      cacheSlots: ready.cacheSlots,
+      async status(gc = false) {
+        const answer = next('status', 30_000);
+        ask({ type: 'status', gc });
+        return answer;
+      },
+      stop: () =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null) return resolve();
+          const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+          child.once('exit', () => {
+            clearTimeout(kill);
+            resolve();
+          });
+          ask({ type: 'stop' });
+        }),
+    };
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+}
+
+/** Runs `fn` over `items` with at most `limit` at once, in order of start. */
+async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        await fn(items[index]!, index);
+      }
+    }),
+  );
+}
+
+/** Up to `n` items of `pool`, picked at random without repeats. */
+function pick<T>(pool: readonly T[], n: number): T[] {
+  const copy = [...pool];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy.slice(0, n);
+}
+
+function latencyStats(samples: { ms: number; modelMs: number; replies: number }[]): LatencyStats {
+  const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+  const total = sorted(samples.map((s) => s.ms));
+  const model = sorted(samples.map((s) => s.modelMs));
+  const orchestration = sorted(samples.map((s) => s.ms - s.modelMs));
+  return {
+    n: samples.length,
+    replies: samples.map((s) => s.replies),
+    p50: round(percentile(total, 0.5)),
+    p95: round(percentile(total, 0.95)),
+    modelP50: round(percentile(model, 0.5), 2),
+    modelP95: round(percentile(model, 0.95), 2),
+    orchestrationP50: round(percentile(orchestration, 0.5)),
+    orchestrationP95: round(percentile(orchestration, 0.95)),
+  };
+}
+
+interface RunContext {
+  config: Config;
+  client: Client;
+  pool: Pool;
+  receiver: ReplyReceiver;
+  bundlePath: string;
+  childEnv: NodeJS.ProcessEnv;
+  tag: string;
+  cases: number;
+  sample: number;
+  concurrency: number;
+}
+
+function ticketEvent(ticketId: string, eventId: string, message: string, type: TicketEvent['type']): TicketEvent {
+  return { eventId, type, ticketId, customerId: CUSTOMER, message, receivedAt: new Date().toISOString() };
+}
+
+/** One run: opens N cases, samples RSS, sends follow-ups, replays a sample, measures history. */
+async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Promise<CapacityRun> {
+  const label = cache === 'default' ? 'default' : `c${cache}`;
+  const taskQueue = `capacity-${ctx.tag}-${label}`;
+  const config = { ...ctx.config, TEMPORAL_TASK_QUEUE: taskQueue };
+  const settings = investigationSettings(config);
+  const loadBefore = loadavg().map((v) => round(v, 2));
+  const worker = await startWorkerProcess({
+    ...ctx.childEnv,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    ...(cache === 'default' ? {} : { CASEWORK_WORKFLOW_CACHE_SIZE: String(cache) }),
+  });
+  try {
+    // Opening: each case is answered (its reply reaches the desk) before it counts as open.
+    const tickets = Array.from({ length: ctx.cases }, (_, i) => `cap-${ctx.tag}-${label}-${i}`);
+    const answered: string[] = [];
+    // The idle worker first: what it holds before any case is open.
+    const sample = async (open: number): Promise<RssSample> => {
+      const mb = round(rssMb(worker.pid));
+      const status = await worker.status(true);
+      return { open, rssMb: mb, heapMb: round(status.heapMb), cached: status.cached };
+    };
+    const rss: RssSample[] = [await sample(0)];
+    const marks = MILESTONES.map((f) => Math.max(1, Math.round(f * ctx.cases)));
+    const started = performance.now();
+    await eachLimited(tickets, ctx.concurrency, async (ticketId) => {
+      const event = ticketEvent(ticketId, `${ticketId}-1`, `[case ${ticketId}] ${FIRST_MESSAGE}`, 'ticket.created');
+      await deliverEvent(ctx.client, ctx.pool, event, { taskQueue, settings });
+      await ctx.receiver.waitFor(investigationId(ticketId), 1, 300_000);
+      answered.push(ticketId);
+      if (marks.includes(answered.length)) {
+        const s = await sample(answered.length);
+        rss.push(s);
+        out(
+          `  [cache ${cache}] ${s.open} cases open after ${round((performance.now() - started) / 1000)} s: worker RSS ${s.rssMb} MB, heap after GC ${s.heapMb} MB, ${s.cached} cached`,
+        );
+      }
+    });
+    const openSeconds = (performance.now() - started) / 1000;
+    await worker.status(); // clears the opening's model times
+
+    // Which cases are still cached: the cache is least-recently-used, so the last answered are
+    // in it and the first answered are not. Cases near the boundary are left out of both: while
+    // several are open at once, the order of their last tasks is not quite their answers' order.
+    const slots = worker.cacheSlots;
+    const half = Math.ceil(ctx.sample / 2);
+    const margin = Math.min(ctx.concurrency, Math.floor(slots / 2));
+    const inCache = answered.slice(Math.max(0, answered.length - Math.floor(slots / 2)));
+    const outOfCache = answered.length > slots ? answered.slice(0, Math.max(0, answered.length - slots - margin)) : [];
+    const evictedPick = pick(outOfCache, half);
+    const cachedPick = pick(inCache, ctx.sample - evictedPick.length);
+    // Cached ones first: a follow-up to an evicted case pushes the least recent case out, never a recent one.
+    const followUp = async (ticketId: string) => {
+      const workflowId = investigationId(ticketId);
+      const sent = performance.now();
+      await deliverEvent(ctx.client, ctx.pool, ticketEvent(ticketId, `${ticketId}-2`, FOLLOW_UP, 'ticket.message'), { taskQueue, settings });
+      const reply = await ctx.receiver.waitFor(workflowId, 2, 120_000);
+      const modelMs = (await worker.status()).modelMs[ticketId] ?? 0;
+      return { ms: reply.at - sent, modelMs, replies: ctx.receiver.replies(workflowId).filter((r) => r.sequence > 1).length };
+    };
+    const cachedSamples = [];
+    for (const t of cachedPick) cachedSamples.push(await followUp(t));
+    const evictedSamples = [];
+    for (const t of evictedPick) evictedSamples.push(await followUp(t));
+    // A late duplicate would show up here: give the desk a moment, then count again.
+    await new Promise((r) => setTimeout(r, 500));
+    const recount = (ticketIds: string[], samples: { replies: number }[]) =>
+      ticketIds.forEach((t, i) => (samples[i]!.replies = ctx.receiver.replies(investigationId(t)).filter((r) => r.sequence > 1).length));
+    recount(cachedPick, cachedSamples);
+    recount(evictedPick, evictedSamples);
+
+    // History per case, and replay time per workflow, over the followed-up cases.
+    const sampled = [...cachedPick, ...evictedPick].map(investigationId);
+    const sizes = [];
+    for (const id of sampled) {
+      const described = await ctx.client.workflow.getHandle(id).describe();
+      sizes.push({ events: described.historyLength, bytes: Number(described.raw.workflowExecutionInfo?.historySizeBytes ?? 0) });
+    }
+    const histories = [];
+    for (const id of sampled) histories.push({ workflowId: id, history: await ctx.client.workflow.getHandle(id).fetchHistory() });
+    // The first history is replayed twice and its first time dropped: it includes the replay worker's start.
+    const replayMs: number[] = [];
+    let mark = performance.now();
+    const replays = Worker.runReplayHistories({ workflowBundle: { codePath: ctx.bundlePath }, dataConverter: dataConverterFor(config, ctx.pool) }, [
+      ...histories.slice(0, 1),
+      ...histories,
+    ]);
+    for await (const result of replays) {
+      if (result.error) throw new Error(`replaying ${result.workflowId} failed: ${result.error.message}`);
+      const now = performance.now();
+      replayMs.push(now - mark);
+      mark = now;
+    }
+    replayMs.shift();
+    const sortedReplay = [...replayMs].sort((a, b) => a - b);
+    const bytes = sizes.map((s) => s.bytes).sort((a, b) => a - b);
+
+    // Memory per added case while the cache filled and once it was full.
+    const slope = (a: RssSample, b: RssSample) => ((b.rssMb - a.rssMb) * 1024) / (b.open - a.open);
+    // The cache is full at the first sample holding as many cases as it has slots.
+    const fullAt = rss.findIndex((r) => r.open >= slots);
+    const last = rss[rss.length - 1]!;
+    const kbPerCase = {
+      filling: round(slope(rss[0]!, fullAt === -1 ? last : rss[fullAt]!)),
+      full: fullAt !== -1 && fullAt < rss.length - 1 ? round(slope(rss[fullAt]!, last)) : null,
+    };
+    return {
+      cache,
+      cacheSlots: slots,
+      cases: ctx.cases,
+      openSeconds: round(openSeconds),
+      loadBefore,
+      loadAfter: loadavg().map((v) => round(v, 2)),
+      rss,
+      cached: latencyStats(cachedSamples),
+      evicted: latencyStats(evictedSamples),
+      replay: { n: replayMs.length, p50: round(percentile(sortedReplay, 0.5)), p95: round(percentile(sortedReplay, 0.95)), events: median(sizes.map((s) => s.events)) },
+      history: { n: sizes.length, medianBytes: median(bytes), maxBytes: bytes[bytes.length - 1] ?? 0, medianEvents: median(sizes.map((s) => s.events)) },
+      kbPerCase,
+    };
+  } finally {
+    await worker.stop();
+    out(`  (run with cache ${cache} done)`);
+  }
+}
+
+/** The printed table of one run. */
+export function capacityTable(run: CapacityRun): string[] {
+  const lines: string[] = [];
+  const n = (v: number) => v.toLocaleString('en-US');
+  const cacheText = run.cache === 'default' ? `default (${n(run.cacheSlots)} workflows)` : `${n(run.cacheSlots)} workflows (--cache-size)`;
+  lines.push(`Capacity: ${n(run.cases)} open cases, one worker process, workflow cache ${cacheText}`);
+  lines.push(`  load average (as uptime prints it): ${run.loadBefore.join(' ')} before, ${run.loadAfter.join(' ')} after; cases opened in ${run.openSeconds} s`);
+  lines.push('  open cases   cached workflows   worker RSS (MB)   V8 heap after GC (MB)');
+  for (const r of run.rss) lines.push(`  ${n(r.open).padStart(10)}   ${n(r.cached).padStart(16)}   ${r.rssMb.toFixed(1).padStart(15)}   ${r.heapMb.toFixed(1).padStart(21)}`);
+  const kb = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} KB`);
+  lines.push(`  RSS per added case: ${kb(run.kbPerCase.filling)} while the cache filled, ${kb(run.kbPerCase.full)} once it was full`);
+  lines.push('  follow-up → reply        n   replies each   p50 ms   p95 ms   model p50/p95 ms   orchestration p50 ms   p95 ms');
+  const row = (name: string, s: LatencyStats) => {
+    const each = s.n === 0 ? '—' : [...new Set(s.replies)].join('/');
+    const cell = (v: number) => (s.n === 0 ? '—' : v.toFixed(1));
+    lines.push(
+      `  ${name.padEnd(22)} ${String(s.n).padStart(3)}   ${each.padStart(12)}   ${cell(s.p50).padStart(6)}   ${cell(s.p95).padStart(6)}   ` +
+        `${(s.n === 0 ? '—' : `${s.modelP50.toFixed(2)}/${s.modelP95.toFixed(2)}`).padStart(16)}   ${cell(s.orchestrationP50).padStart(20)}   ${cell(s.orchestrationP95).padStart(6)}`,
+    );
+  };
+  row('cached', run.cached);
+  row('evicted (replayed)', run.evicted);
+  if (run.cached.n && run.evicted.n) {
+    const d = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)} ms`;
+    lines.push(
+      `  evicted over cached: p50 ${d(run.evicted.orchestrationP50 - run.cached.orchestrationP50)}, p95 ${d(run.evicted.orchestrationP95 - run.cached.orchestrationP95)} (the replay at the follow-up)`,
+    );
+  }
+  lines.push(
+    `  replay (Worker.runReplayHistories): ${run.replay.n} workflows of ${run.replay.events} events (median), p50 ${run.replay.p50} ms, p95 ${run.replay.p95} ms per workflow`,
+  );
+  lines.push(
+    `  history per case after one follow-up: ${n(run.history.medianBytes)} bytes median, ${n(run.history.maxBytes)} max, ${run.history.medianEvents} events (${run.history.n} cases)`,
+  );
+  lines.push(...targetLines(run));
+  return lines;
+}
+
+/** The two targets, each met or missed by how much. */
+export function targetLines(run: CapacityRun): string[] {
+  const { filling, full } = run.kbPerCase;
+  const rss =
+    full === null
+      ? `not measured in this run: the cache (${run.cacheSlots.toLocaleString('en-US')}) did not fill before the last sample`
+      : full < filling
+        ? `met: ${full.toFixed(1)} KB per case once full, against ${filling.toFixed(1)} KB while filling`
+        : `MISSED: ${full.toFixed(1)} KB per case once full, not below ${filling.toFixed(1)} KB while filling`;
+  const p95 = run.evicted.orchestrationP95;
+  const evicted =
+    run.evicted.n === 0
+      ? 'not measured in this run: no case was evicted'
+      : p95 <= EVICTED_P95_TARGET_MS
+        ? `met: ${p95.toFixed(1)} ms`
+        : `MISSED by ${(p95 - EVICTED_P95_TARGET_MS).toFixed(1)} ms: ${p95.toFixed(1)} ms`;
+  return [
+    `  target: RSS grows sub-linearly once the cache is full — ${rss}`,
+    `  target: an evicted workflow resumes with p95 ≤ ${EVICTED_P95_TARGET_MS} ms of orchestration on top of the model's own time — ${evicted}`,
+  ];
+}
+
+/**
+ * `casework bench capacity`: how many open investigations one worker holds. Starts a Temporal
+ * dev server (or uses the one at TEMPORAL_ADDRESS) and, per run, the real worker in a child
+ * process with the capacity drill model; opens N investigations that end waiting for the
+ * customer, sampling the worker's RSS at 10, 25, 50 and 100 % of N; then sends follow-ups to a
+ * random sample of cached and evicted cases and times each to its reply at the desk, replays the
+ * sampled histories, and measures history per case. One run with a workflow cache of
+ * `cacheSize`, then one with the default. Needs DATABASE_URL: the worker process and the bench share Postgres.
+ */
+export async function runCapacityBench(config: Config, options: CapacityOptions): Promise<CapacityResult> {
+  const out = options.out;
+  if (!config.DATABASE_URL) throw new Error('casework bench capacity needs DATABASE_URL: its worker runs in a process of its own, so the embedded database cannot be shared');
+  const cases = options.cases ?? 1000;
+  const cacheSize = options.cacheSize ?? 100;
+  if (cacheSize < 2) throw new Error(`--cache-size must be at least 2 (the SDK's smallest cache), got ${cacheSize}`);
+  const tag = Date.now().toString(36);
+  const secret = randomBytes(16).toString('hex');
+  const keys = config.CASEWORK_CODEC_KEYS ?? `capacity-${tag}:${randomBytes(32).toString('base64')}`;
+  const benchConfig: Config = { ...config, CASEWORK_CODEC_KEYS: keys, CASEWORK_DESKS: 'webhook', CASEWORK_EMBEDDINGS: 'off' };
+  const [, portText] = config.TEMPORAL_ADDRESS.split(':');
+  // The replay worker's state changes are not the bench's output.
+  installTelemetry({ ...benchConfig, CASEWORK_LOG_LEVEL: 'warn', CASEWORK_METRICS_PORT: 0 });
+  const server = await startDevServer({ port: Number(portText || 7233), headless: true });
+  const stops: (() => Promise<unknown>)[] = [() => server.stop()];
+  try {
+    const db = await openDatabase(benchConfig);
+    stops.push(() => db.close());
+    await migrate(db.admin);
+    await seedDemoData(db.admin);
+    const receiver = await startReplyReceiver(secret);
+    stops.push(() => receiver.close());
+    let bundlePath = config.CASEWORK_WORKFLOW_BUNDLE;
+    if (!bundlePath) {
+      bundlePath = join(tmpdir(), `casework-capacity-${process.pid}-${tag}.js`);
+      const path = bundlePath;
+      await writeWorkflowBundle(path);
+      stops.push(async () => rmSync(path, { force: true }));
+    }
+    const { client, close } = await connectClient(benchConfig, { pool: db.app });
+    stops.push(close);
+    const childEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS,
+      TEMPORAL_NAMESPACE: config.TEMPORAL_NAMESPACE,
+      DATABASE_URL: config.DATABASE_URL,
+      CASEWORK_CODEC_KEYS: keys,
+      CASEWORK_DESKS: 'webhook',
+      CASEWORK_DESK_WEBHOOK_URL: receiver.url,
+      CASEWORK_DESK_WEBHOOK_SECRET: secret,
+      CASEWORK_EMBEDDINGS: 'off',
+      CASEWORK_WORKFLOW_BUNDLE: bundlePath,
+      CASEWORK_LOG_LEVEL: 'warn',
+      CASEWORK_METRICS_PORT: '0',
+    };
+    const ctx: RunContext = {
+      config: benchConfig,
+      client,
+      pool: db.app,
+      receiver,
+      bundlePath,
+      childEnv,
+      tag,
+      cases,
+      sample: options.sample ?? 50,
+      concurrency: options.concurrency ?? 32,
+    };
+    const runs: CapacityRun[] = [];
+    // The small cache first: its evicted cases are the point, and a long run may be cut short.
+    for (const cache of [cacheSize, 'default'] as const) {
+      const run = await oneRun(ctx, cache, options.json ? () => undefined : out);
+      runs.push(run);
+      if (!options.json) {
+        out('');
+        for (const line of capacityTable(run)) out(line);
+        out('');
+      }
+    }
+    const result: CapacityResult = { model: 'capacity drill (scripted test double)', runs };
+    if (options.json) out(JSON.stringify(result, null, 2));
+    return result;
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  }
+}
