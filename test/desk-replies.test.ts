@@ -119,20 +119,22 @@ describe('replies and notes to Zendesk, exactly once', () => {
     await postsSettled(workflowId, 2);
     const waiting = notes(ticketId)[0]!.body;
     for (const part of [
-      '10.00 EUR',
-      'order 5102',
+      // The demo shop's orders are in pounds: the note says so, in the order's own currency.
+      'refund of £10.00 for order 5102',
       'Marked delivered but never received.',
-      'get_order:',
+      '- Order 5102: ',
       `casework approve ${workflowId} --request ${status.pendingApproval!.request_id} --approver`,
     ]) {
       assert.ok(waiting.includes(part), `${part} in ${waiting}`);
     }
+    const evidence = waiting.split('\n').filter((line) => line.startsWith('- '));
+    assert.ok(evidence.length > 0 && evidence.every((line) => !/[{}"]/.test(line)), `evidence a person can read:\n${evidence.join('\n')}`);
     assert.equal(stack.standin.ticket(ticketId)!.status, 'pending');
 
     await decideRefund(stack.tw.client, workflowId, { requestId: status.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
     await settle(stack.tw, stack.model, workflowId, status.step);
     await postsSettled(workflowId, 4);
-    assert.match(notes(ticketId)[1]!.body, /refund .* of 10\.00 EUR for order 5102 was issued, approved by support-lead/);
+    assert.match(notes(ticketId)[1]!.body, /refund .* of £10\.00 for order 5102 was issued, approved by support-lead/);
     assert.deepEqual(
       publicReplies(ticketId).map((c) => c.body),
       ['I have asked a colleague to approve a refund of 10.00 for order 5102.', 'Your refund has been issued.'],
