@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { decideRefund, deliverEvent, readStatus } from '../src/client/investigations';
 import { verifyCaseworkWebhook } from '../src/desk/webhook-client';
+import { startMetricsEndpoint } from '../src/observability/endpoint';
 import { investigationId } from '../src/schemas/event';
 import type { InvestigationStatus } from '../src/schemas/investigation';
 import { humanReplyUpdate } from '../src/workflows/investigation-api';
@@ -151,11 +152,20 @@ describe('replies and notes to Zendesk, exactly once', () => {
     assert.ok(!(history.events ?? []).some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'postToDesk'));
   });
 
-  it('shows posts by desk on /metrics', async () => {
-    const text = await (await fetch(`${stack.server.url}/metrics`)).text();
-    assert.match(text, /casework_desk_posts_total\{desk="zendesk",kind="reply",outcome="(posted|already_posted)"\} [1-9]/);
-    assert.match(text, /casework_desk_post_failures_total\{desk="zendesk",kind="reply",error="DeskAuthError"\} 1/);
-    assert.match(text, /casework_desk_post_failures_total\{desk="zendesk",kind="reply",error="DeskRateLimitedError"\} 1/);
+  it('shows posts by desk on the worker\u2019s operator endpoint (CASEWORK_METRICS_PORT), where the postToDesk activity runs', async () => {
+    // `casework worker` serves this endpoint itself; in a deployment the HTTP server is another process and shows only webhooks.
+    const endpoint = await startMetricsEndpoint({
+      config: { CASEWORK_METRICS_PORT: 0, CASEWORK_METRICS_HOST: '127.0.0.1', CASEWORK_METRICS_VISIBILITY_SECONDS: 15, TEMPORAL_TASK_QUEUE: stack.tw.taskQueue },
+    });
+    try {
+      const text = await (await fetch(`${endpoint.url}/metrics`)).text();
+      assert.match(text, /casework_desk_posts_total\{desk="zendesk",kind="reply",outcome="(posted|already_posted)"\} [1-9]/);
+      assert.match(text, /casework_desk_posts_total\{desk="zendesk",kind="note",outcome="(posted|already_posted)"\} [1-9]/);
+      assert.match(text, /casework_desk_post_failures_total\{desk="zendesk",kind="reply",error="DeskAuthError"\} 1/);
+      assert.match(text, /casework_desk_post_failures_total\{desk="zendesk",kind="reply",error="DeskRateLimitedError"\} 1/);
+    } finally {
+      await endpoint.close();
+    }
   });
 });
 
