@@ -142,6 +142,36 @@ describe('replies and notes to Zendesk, exactly once', () => {
     );
   });
 
+  it('a denied refund leaves the team a note saying who denied it and why, and opens the ticket again', async () => {
+    const { ticketId, workflowId, status } = await openCase('Refund order 5102, it never came.', [
+      calls(toolUse('request_refund', { order_id: '5102', amount_cents: 1000, reason: 'Customer says it never arrived.' })),
+      answer('I have asked a colleague to look at a refund for order 5102.'),
+      answer('I am sorry: the refund was not approved, because the courier has a signature.'),
+    ]);
+    assert.equal(status.status, 'awaiting_approval');
+    await postsSettled(workflowId, 2);
+    assert.equal(stack.standin.ticket(ticketId)!.status, 'pending');
+
+    await decideRefund(stack.tw.client, workflowId, {
+      requestId: status.pendingApproval!.request_id,
+      decision: 'denied',
+      approver: 'support-lead',
+      reason: 'signed for by the customer',
+    });
+    await settle(stack.tw, stack.model, workflowId, status.step);
+    await postsSettled(workflowId, 4);
+    assert.deepEqual(
+      notes(ticketId).map((n) => n.body.split('\n')[0]),
+      [
+        'casework: refund of £10.00 for order 5102 awaits approval.',
+        `casework: refund ${status.pendingApproval!.request_id} of £10.00 for order 5102 was denied by support-lead: signed for by the customer. Nothing was paid; casework tells the customer.`,
+      ],
+    );
+    assert.ok(stack.standin.ticket(ticketId)!.tags.includes('casework_refund_denied'));
+    assert.equal(stack.standin.ticket(ticketId)!.status, 'open');
+    assert.equal(publicReplies(ticketId).length, 2);
+  });
+
   it('a ticket from POST /events posts nothing when no generic webhook is configured', async () => {
     const event = ticket(CUSTOMER, 'Where is order 5102?');
     stack.model.script(investigationId(event.ticketId), [answer('It is on its way.')]);

@@ -42,6 +42,16 @@ export function refundIssuedNote(input: { requestId: string; orderId: string; am
   };
 }
 
+/** The refund was denied (by a person, or by the approval timer): by whom and why. The wait for approval is over, so the ticket is open again. */
+export function refundDeniedNote(input: { requestId: string; orderId: string; amountCents: number; currency?: string; approver: string; reason?: string | null }): DeskNote {
+  const why = input.reason?.trim() ? `: ${input.reason.trim()}` : '';
+  return {
+    body: `casework: refund ${input.requestId} of ${formatMoney(input.amountCents, input.currency)} for order ${input.orderId} was denied by ${input.approver}${why}. Nothing was paid; casework tells the customer.`,
+    tags: ['casework_refund_denied'],
+    status: 'open',
+  };
+}
+
 /** The case needs a person: why, and where its transcript is. */
 export function needsHumanNote(input: { workflowId: string; reason: string }): DeskNote {
   return {

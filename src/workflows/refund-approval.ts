@@ -1,8 +1,8 @@
-import { ActivityFailure, ApplicationFailure, condition, log, setHandler, upsertMemo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, log, patched, setHandler, upsertMemo } from '@temporalio/workflow';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import type { RefundRequestResult } from '../activities/tools/refunds';
 import { labelDecisionNote } from '../context/wire';
-import { refundAwaitingNote, refundIssuedNote } from './desk-notes';
+import { refundAwaitingNote, refundDeniedNote, refundIssuedNote } from './desk-notes';
 import type { CarriedState, InvestigationSettings, RefundDecision } from '../schemas/investigation';
 import type { ToolCall, ToolOutcome, TypedToolOutcome } from '../schemas/tool-call';
 import { decisionProblem, describeDuration } from './approvals';
@@ -159,6 +159,9 @@ export async function watchApproval(s: CarriedState, settings: InvestigationSett
   }
 }
 
+/** The patch that added the desk note for a denied refund. */
+export const DESK_DENIED_NOTE_PATCH = 'desk-refund-denied-note';
+
 /**
  * Records the pending request's decision, pays it when approved, and returns what to tell the
  * model; null when a person must take over because the refund could not be paid.
@@ -205,6 +208,20 @@ export async function settleDecision(run: Run, decision: RefundDecision): Promis
         refundIssuedNote({ requestId: request.request_id, orderId: paid.order_id, amountCents: paid.amount_cents, currency: request.currency, approver: decision.approver }),
       );
     }
+  }
+  // Runs recorded before the denial note (no marker) schedule no post for it, so they replay as recorded.
+  if (decision.decision === 'denied' && run.postsToDesk && patched(DESK_DENIED_NOTE_PATCH)) {
+    queueNote(
+      run,
+      refundDeniedNote({
+        requestId: request.request_id,
+        orderId: request.order_id,
+        amountCents: request.amount_cents,
+        currency: request.currency,
+        approver: decision.approver,
+        reason: decision.reason,
+      }),
+    );
   }
   s.pending = null;
   const note: DecisionNote = {
