@@ -69,6 +69,7 @@ describe('posting to Zendesk', () => {
       requestId: 'rr-1',
       orderId: '4471',
       amountCents: 1200,
+      currency: 'GBP',
       reason: 'arrived damaged',
       evidence: ['carrier scan: box crushed'],
       approvers: ['support-lead'],
@@ -77,7 +78,7 @@ describe('posting to Zendesk', () => {
     const posted = standin.ticket(ticketId)!;
     const body = posted.comments.at(-1)!.body;
     assert.equal(posted.comments.at(-1)!.public, false);
-    for (const part of ['12.00 EUR', 'order 4471', 'carrier scan: box crushed', `casework approve investigation-zendesk-${ticketId} --request rr-1 --approver`])
+    for (const part of ['£12.00', 'order 4471', 'carrier scan: box crushed', `casework approve investigation-zendesk-${ticketId} --request rr-1 --approver`])
       assert.ok(body.includes(part), part);
     assert.equal(posted.status, 'pending');
   });

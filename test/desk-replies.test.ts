@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { decideRefund, deliverEvent, readStatus } from '../src/client/investigations';
 import { verifyCaseworkWebhook } from '../src/desk/webhook-client';
+import { startMetricsEndpoint } from '../src/observability/endpoint';
 import { investigationId } from '../src/schemas/event';
 import type { InvestigationStatus } from '../src/schemas/investigation';
 import { humanReplyUpdate } from '../src/workflows/investigation-api';
@@ -119,24 +120,56 @@ describe('replies and notes to Zendesk, exactly once', () => {
     await postsSettled(workflowId, 2);
     const waiting = notes(ticketId)[0]!.body;
     for (const part of [
-      '10.00 EUR',
-      'order 5102',
+      // The demo shop's orders are in pounds: the note says so, in the order's own currency.
+      'refund of £10.00 for order 5102',
       'Marked delivered but never received.',
-      'get_order:',
+      '- Order 5102: ',
       `casework approve ${workflowId} --request ${status.pendingApproval!.request_id} --approver`,
     ]) {
       assert.ok(waiting.includes(part), `${part} in ${waiting}`);
     }
+    const evidence = waiting.split('\n').filter((line) => line.startsWith('- '));
+    assert.ok(evidence.length > 0 && evidence.every((line) => !/[{}"]/.test(line)), `evidence a person can read:\n${evidence.join('\n')}`);
     assert.equal(stack.standin.ticket(ticketId)!.status, 'pending');
 
     await decideRefund(stack.tw.client, workflowId, { requestId: status.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
     await settle(stack.tw, stack.model, workflowId, status.step);
     await postsSettled(workflowId, 4);
-    assert.match(notes(ticketId)[1]!.body, /refund .* of 10\.00 EUR for order 5102 was issued, approved by support-lead/);
+    assert.match(notes(ticketId)[1]!.body, /refund .* of £10\.00 for order 5102 was issued, approved by support-lead/);
     assert.deepEqual(
       publicReplies(ticketId).map((c) => c.body),
       ['I have asked a colleague to approve a refund of 10.00 for order 5102.', 'Your refund has been issued.'],
     );
+  });
+
+  it('a denied refund leaves the team a note saying who denied it and why, and opens the ticket again', async () => {
+    const { ticketId, workflowId, status } = await openCase('Refund order 5102, it never came.', [
+      calls(toolUse('request_refund', { order_id: '5102', amount_cents: 1000, reason: 'Customer says it never arrived.' })),
+      answer('I have asked a colleague to look at a refund for order 5102.'),
+      answer('I am sorry: the refund was not approved, because the courier has a signature.'),
+    ]);
+    assert.equal(status.status, 'awaiting_approval');
+    await postsSettled(workflowId, 2);
+    assert.equal(stack.standin.ticket(ticketId)!.status, 'pending');
+
+    await decideRefund(stack.tw.client, workflowId, {
+      requestId: status.pendingApproval!.request_id,
+      decision: 'denied',
+      approver: 'support-lead',
+      reason: 'signed for by the customer',
+    });
+    await settle(stack.tw, stack.model, workflowId, status.step);
+    await postsSettled(workflowId, 4);
+    assert.deepEqual(
+      notes(ticketId).map((n) => n.body.split('\n')[0]),
+      [
+        'casework: refund of £10.00 for order 5102 awaits approval.',
+        `casework: refund ${status.pendingApproval!.request_id} of £10.00 for order 5102 was denied by support-lead: signed for by the customer. Nothing was paid; casework tells the customer.`,
+      ],
+    );
+    assert.ok(stack.standin.ticket(ticketId)!.tags.includes('casework_refund_denied'));
+    assert.equal(stack.standin.ticket(ticketId)!.status, 'open');
+    assert.equal(publicReplies(ticketId).length, 2);
   });
 
   it('a ticket from POST /events posts nothing when no generic webhook is configured', async () => {
@@ -149,11 +182,20 @@ describe('replies and notes to Zendesk, exactly once', () => {
     assert.ok(!(history.events ?? []).some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'postToDesk'));
   });
 
-  it('shows posts by desk on /metrics', async () => {
-    const text = await (await fetch(`${stack.server.url}/metrics`)).text();
-    assert.match(text, /casework_desk_posts_total\{desk="zendesk",kind="reply",outcome="(posted|already_posted)"\} [1-9]/);
-    assert.match(text, /casework_desk_post_failures_total\{desk="zendesk",kind="reply",error="DeskAuthError"\} 1/);
-    assert.match(text, /casework_desk_post_failures_total\{desk="zendesk",kind="reply",error="DeskRateLimitedError"\} 1/);
+  it('shows posts by desk on the worker\u2019s operator endpoint (CASEWORK_METRICS_PORT), where the postToDesk activity runs', async () => {
+    // `casework worker` serves this endpoint itself; in a deployment the HTTP server is another process and shows only webhooks.
+    const endpoint = await startMetricsEndpoint({
+      config: { CASEWORK_METRICS_PORT: 0, CASEWORK_METRICS_HOST: '127.0.0.1', CASEWORK_METRICS_VISIBILITY_SECONDS: 15, TEMPORAL_TASK_QUEUE: stack.tw.taskQueue },
+    });
+    try {
+      const text = await (await fetch(`${endpoint.url}/metrics`)).text();
+      assert.match(text, /casework_desk_posts_total\{desk="zendesk",kind="reply",outcome="(posted|already_posted)"\} [1-9]/);
+      assert.match(text, /casework_desk_posts_total\{desk="zendesk",kind="note",outcome="(posted|already_posted)"\} [1-9]/);
+      assert.match(text, /casework_desk_post_failures_total\{desk="zendesk",kind="reply",error="DeskAuthError"\} 1/);
+      assert.match(text, /casework_desk_post_failures_total\{desk="zendesk",kind="reply",error="DeskRateLimitedError"\} 1/);
+    } finally {
+      await endpoint.close();
+    }
   });
 });
 

@@ -142,6 +142,22 @@ describe('desk webhooks over HTTP', () => {
     assert.equal(await exists(`investigation-freshdesk-${bad.ticket}`), false);
   });
 
+  it('an Intercom topic casework does not handle (ping) is answered 202 ignored, and the request\u2019s log line says why', async () => {
+    const envelope = fixture('intercom-ping.json');
+    envelope.created_at = Math.floor(Date.now() / 1000);
+    envelope.id = `notif_ping_${freshId()}`;
+    const body = Buffer.from(JSON.stringify(envelope));
+    const before = stack.logs.length;
+    const answered = await post('intercom', body, { 'x-hub-signature': signIntercom(INTERCOM_SECRET, body) });
+    assert.equal(answered.status, 202);
+    assert.match(String(answered.body.ignored), /topic ping is not one casework handles/);
+    const line = stack.logs.slice(before).find((l) => l.path === '/webhooks/intercom') as unknown as Record<string, unknown> | undefined;
+    assert.ok(line, 'a log line for the delivery');
+    assert.equal(line.outcome, 'ignored');
+    assert.match(String(line.refused), /topic ping/);
+    assert.ok(!JSON.stringify(line).includes('something is fishy'), 'the log line never carries the body');
+  });
+
   it('a malformed body is 400 naming what is wrong, and starts nothing', async () => {
     const hook = fixture('freshdesk-ticket-message.json');
     delete hook.freshdesk_webhook.ticket_id;

@@ -320,8 +320,8 @@ describe('request_refund', () => {
     const context = { workflowId: unique('investigation'), toolUseId: 'toolu_refund_1' };
     const input = { order_id: '5102', amount_cents: total, reason: 'Marked delivered 2.4 km away, no photo; never received.' };
     const first = await ok('request_refund', input, dana, context);
-    assert.deepEqual(Object.keys(first), ['request_id', 'order_id', 'amount_cents', 'reason', 'status']);
-    assert.deepEqual([first.order_id, first.amount_cents, first.status], ['5102', total, 'awaiting_approval']);
+    assert.deepEqual(Object.keys(first), ['request_id', 'order_id', 'amount_cents', 'currency', 'reason', 'status']);
+    assert.deepEqual([first.order_id, first.amount_cents, first.currency, first.status], ['5102', total, 'GBP', 'awaiting_approval']);
     const retried = await ok('request_refund', input, dana, context);
     assert.deepEqual(retried, first);
     const [count] = await asCustomer<{ n: number }>(dana, 'SELECT count(*)::int AS n FROM refund_requests WHERE order_id = $1 AND workflow_id = $2', ['5102', context.workflowId]);

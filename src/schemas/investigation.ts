@@ -86,6 +86,8 @@ export interface RefundRequest {
   request_id: string;
   order_id: string;
   amount_cents: number;
+  /** The order's currency (absent in runs from before it was recorded). */
+  currency?: string;
   reason: string;
   requested_at: string;
   tool_use_id: string;

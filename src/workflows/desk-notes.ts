@@ -1,8 +1,9 @@
 import type { DeskStatus } from '../desk/client';
+import { formatMoney } from './desk-money';
 
 // The internal notes casework leaves on the desk ticket when the case changes state, written
-// once here so every desk shows the team the same words. Pure string functions with no imports
-// beyond types, so workflow code may build them (they are deterministic).
+// once here so every desk shows the team the same words. Pure string functions, so workflow
+// code may build them (they are deterministic). Amounts are in the order's own currency.
 
 /** A note to post: kind "note" in postToDesk, with the tags and status it sets. */
 export interface DeskNote {
@@ -10,8 +11,6 @@ export interface DeskNote {
   tags: string[];
   status?: DeskStatus;
 }
-
-const money = (cents: number, currency = 'EUR') => `${(cents / 100).toFixed(2)} ${currency}`;
 
 /** A refund waits for a person: amount, order, the evidence, and exactly how to decide it. */
 export function refundAwaitingNote(input: {
@@ -25,7 +24,7 @@ export function refundAwaitingNote(input: {
   approvers: string[];
 }): DeskNote {
   const lines = [
-    `casework: refund of ${money(input.amountCents, input.currency)} for order ${input.orderId} awaits approval.`,
+    `casework: refund of ${formatMoney(input.amountCents, input.currency)} for order ${input.orderId} awaits approval.`,
     `Reason: ${input.reason}`,
     ...(input.evidence.length ? ['Evidence:', ...input.evidence.map((e) => `- ${e}`)] : []),
     `Who may decide: ${input.approvers.join(', ') || 'an approver with a high enough limit'}.`,
@@ -38,8 +37,18 @@ export function refundAwaitingNote(input: {
 /** The refund was issued (after a recorded approval). */
 export function refundIssuedNote(input: { requestId: string; orderId: string; amountCents: number; currency?: string; approver: string }): DeskNote {
   return {
-    body: `casework: refund ${input.requestId} of ${money(input.amountCents, input.currency)} for order ${input.orderId} was issued, approved by ${input.approver}.`,
+    body: `casework: refund ${input.requestId} of ${formatMoney(input.amountCents, input.currency)} for order ${input.orderId} was issued, approved by ${input.approver}.`,
     tags: ['casework_refund_issued'],
+  };
+}
+
+/** The refund was denied (by a person, or by the approval timer): by whom and why. The wait for approval is over, so the ticket is open again. */
+export function refundDeniedNote(input: { requestId: string; orderId: string; amountCents: number; currency?: string; approver: string; reason?: string | null }): DeskNote {
+  const why = input.reason?.trim() ? `: ${input.reason.trim()}` : '';
+  return {
+    body: `casework: refund ${input.requestId} of ${formatMoney(input.amountCents, input.currency)} for order ${input.orderId} was denied by ${input.approver}${why}. Nothing was paid; casework tells the customer.`,
+    tags: ['casework_refund_denied'],
+    status: 'open',
   };
 }
 

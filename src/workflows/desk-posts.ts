@@ -1,5 +1,4 @@
 import { ActivityFailure, log, patched, upsertSearchAttributes } from '@temporalio/workflow';
-import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { DeskNote } from './desk-notes';
 import { parseDeskTicketId } from '../schemas/desk-ticket';
 import type { DeskOutbox, DeskPostItem, InvestigationInput } from '../schemas/investigation';
@@ -98,23 +97,4 @@ export async function flushDeskPosts(run: Run): Promise<string | undefined> {
     outbox.posted += 1;
   }
   return undefined;
-}
-
-/** What the tools found this case, newest last, for the refund note's evidence: "get_order: {...}". */
-export function toolEvidence(transcript: MessageParam[], limit = 5): string[] {
-  const names = new Map<string, string>();
-  const found: string[] = [];
-  for (const message of transcript) {
-    if (typeof message.content === 'string') continue;
-    for (const block of message.content) {
-      if (block.type === 'tool_use') names.set(block.id, block.name);
-      if (block.type === 'tool_result' && !block.is_error) {
-        const name = names.get(block.tool_use_id);
-        if (!name || name === 'request_refund' || name === 'read_notes' || name === 'write_notes') continue;
-        const text = typeof block.content === 'string' ? block.content : (block.content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join(' ');
-        found.push(`${name}: ${text.replace(/\s+/g, ' ').slice(0, 240)}`);
-      }
-    }
-  }
-  return found.slice(-limit);
 }

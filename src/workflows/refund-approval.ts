@@ -1,12 +1,13 @@
-import { ActivityFailure, ApplicationFailure, condition, log, setHandler, upsertMemo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, log, patched, setHandler, upsertMemo } from '@temporalio/workflow';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import type { RefundRequestResult } from '../activities/tools/refunds';
 import { labelDecisionNote } from '../context/wire';
-import { refundAwaitingNote, refundIssuedNote } from './desk-notes';
+import { refundAwaitingNote, refundDeniedNote, refundIssuedNote } from './desk-notes';
 import type { CarriedState, InvestigationSettings, RefundDecision } from '../schemas/investigation';
 import type { ToolCall, ToolOutcome, TypedToolOutcome } from '../schemas/tool-call';
 import { decisionProblem, describeDuration } from './approvals';
-import { queueNote, toolEvidence } from './desk-posts';
+import { toolEvidence } from './desk-evidence';
+import { queueNote } from './desk-posts';
 import { decideRefundSignal, decideRefundUpdate } from './investigation-api';
 import { publish, type Run } from './state';
 
@@ -90,11 +91,12 @@ export async function requestRefund(run: Run, use: ToolUseBlock, call: ToolCall,
   }
   const outcome = await run.acts.tools.request_refund.executeWithOptions({ ...run.acts.toolOptions, summary }, [call]);
   if (outcome.is_error) return outcome;
-  const { request_id, order_id, amount_cents, reason } = filedRequest(outcome);
+  const { request_id, order_id, amount_cents, currency, reason } = filedRequest(outcome);
   s.pending = {
     request_id,
     order_id,
     amount_cents,
+    ...(currency ? { currency } : {}),
     reason,
     requested_at: new Date().toISOString(),
     tool_use_id: use.id,
@@ -108,8 +110,9 @@ export async function requestRefund(run: Run, use: ToolUseBlock, call: ToolCall,
       requestId: request_id,
       orderId: order_id,
       amountCents: amount_cents,
+      currency,
       reason,
-      evidence: toolEvidence(s.transcript),
+      evidence: toolEvidence(s.transcript, { currency }),
       approvers: settings.approvers.map((a) => `${a.name} (up to ${(a.limit_cents / 100).toFixed(2)})`),
     }),
   );
@@ -156,6 +159,9 @@ export async function watchApproval(s: CarriedState, settings: InvestigationSett
   }
 }
 
+/** The patch that added the desk note for a denied refund. */
+export const DESK_DENIED_NOTE_PATCH = 'desk-refund-denied-note';
+
 /**
  * Records the pending request's decision, pays it when approved, and returns what to tell the
  * model; null when a person must take over because the refund could not be paid.
@@ -197,8 +203,25 @@ export async function settleDecision(run: Run, decision: RefundDecision): Promis
         amount_cents: paid.amount_cents,
         approval_id: recorded.approvalId ?? '',
       });
-      queueNote(run, refundIssuedNote({ requestId: request.request_id, orderId: paid.order_id, amountCents: paid.amount_cents, approver: decision.approver }));
+      queueNote(
+        run,
+        refundIssuedNote({ requestId: request.request_id, orderId: paid.order_id, amountCents: paid.amount_cents, currency: request.currency, approver: decision.approver }),
+      );
     }
+  }
+  // Runs recorded before the denial note (no marker) schedule no post for it, so they replay as recorded.
+  if (decision.decision === 'denied' && run.postsToDesk && patched(DESK_DENIED_NOTE_PATCH)) {
+    queueNote(
+      run,
+      refundDeniedNote({
+        requestId: request.request_id,
+        orderId: request.order_id,
+        amountCents: request.amount_cents,
+        currency: request.currency,
+        approver: decision.approver,
+        reason: decision.reason,
+      }),
+    );
   }
   s.pending = null;
   const note: DecisionNote = {

@@ -39,12 +39,20 @@ export interface RefundRequestResult {
   request_id: string;
   order_id: string;
   amount_cents: number;
+  /** The order's currency (ISO 4217, e.g. "GBP"): amount_cents is in its minor unit. */
+  currency: string;
   reason: string;
   status: string;
 }
 
-function shapeRequest(row: RequestRow): RefundRequestResult {
-  return { request_id: row.request_id, order_id: row.order_id, amount_cents: row.amount_cents, reason: row.reason, status: row.status };
+function shapeRequest(row: RequestRow, currency: string): RefundRequestResult {
+  return { request_id: row.request_id, order_id: row.order_id, amount_cents: row.amount_cents, currency, reason: row.reason, status: row.status };
+}
+
+/** The currency the order was charged in; the request's amount is in it, and so is every note about it. */
+async function orderCurrency(client: PoolClient, customerId: string, orderId: string): Promise<string> {
+  const { rows } = await client.query('SELECT currency FROM orders WHERE customer_id = $1 AND order_id = $2', [customerId, orderId]);
+  return z.object({ currency: z.string().min(1) }).parse(rows[0]).currency;
 }
 
 async function requestByToolUse(client: PoolClient, customerId: string, context: ToolContext): Promise<RequestRow | undefined> {
@@ -89,7 +97,7 @@ export async function requestRefund(client: PoolClient, context: ToolContext, in
   const { customerId } = context;
   await lockOrderRefunds(client, input.order_id);
   const earlier = await requestByToolUse(client, customerId, context);
-  if (earlier) return shapeRequest(earlier);
+  if (earlier) return shapeRequest(earlier, await orderCurrency(client, customerId, earlier.order_id));
 
   const payments = await readPayments(client, customerId, input.order_id);
   const open = await openRequests(client, customerId, input.order_id);
@@ -111,7 +119,7 @@ export async function requestRefund(client: PoolClient, context: ToolContext, in
   );
   const row = inserted.rows[0] ? RequestRow.parse(inserted.rows[0]) : await requestByToolUse(client, customerId, context);
   if (!row) throw new Error(`refund request ${requestId} was neither inserted nor found`);
-  return shapeRequest(row);
+  return shapeRequest(row, await orderCurrency(client, customerId, row.order_id));
 }
 
 const DecisionRow = z.object({
