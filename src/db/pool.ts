@@ -20,10 +20,11 @@ const CONNECT_TIMEOUT_MS = 8_000;
 
 /** Opens a pool whose every connection acts as `role` when given. */
 export function openPool(url: string, max: number, role?: string): Pool {
-  const pool = new Pool({ connectionString: url, max, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // The role is a startup parameter: set before the first query (none overlaps a SET ROLE), and
+  // a role that does not exist fails the connection instead of leaving it as the login user.
+  const pool = new Pool({ connectionString: url, max, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...(role ? { options: `-c role=${role}` } : {}) });
   // Idle clients that lose their server emit 'error'; without a listener that crashes the process.
   pool.on('error', () => undefined);
-  if (role) pool.on('connect', (client) => void client.query(`SET ROLE ${role}`).catch(() => undefined));
   return pool;
 }
 
