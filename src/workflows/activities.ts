@@ -1,4 +1,4 @@
-import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { InvestigationSettings } from '../schemas/investigation';
 
@@ -26,10 +26,22 @@ export function toolOptions(settings: InvestigationSettings): ActivityOptions {
   return { ...waitOut(settings), startToCloseTimeout: '30 seconds' };
 }
 
+/**
+ * The options of the read-only tools run as local activities (tool-dispatch.ts): the same
+ * outage budget, backoff and per-attempt timeout as a remote tool. The worker retries an
+ * attempt within the workflow task for up to a minute (the SDK's localRetryThreshold), then
+ * waits out longer backoffs on a timer, so an unreachable Postgres is still waited out for
+ * the whole budget before the tool counts as unavailable and a person is told.
+ */
+export function localToolOptions(settings: InvestigationSettings): LocalActivityOptions {
+  return { ...waitOut(settings), startToCloseTimeout: '30 seconds' };
+}
+
 /** The activities of one run, proxied with that run's budget. */
 export function activitiesFor(settings: InvestigationSettings) {
   const { callModel, compactConversation } = proxyActivities<Activities>(modelCallOptions(settings));
   const tools = proxyActivities<Activities>(toolOptions(settings));
+  const localTools = proxyLocalActivities<Activities>(localToolOptions(settings));
   const { loadMemory, recordCase, recordRefundDecision } = proxyActivities<Activities>({ ...waitOut(settings), startToCloseTimeout: '30 seconds' });
   // A desk call times out after CASEWORK_DESK_TIMEOUT_MS (10 s by default), well inside this; a 429's
   // Retry-After overrides the backoff (nextRetryDelay), and 401/403/404 fail at once (non-retryable).
@@ -38,11 +50,13 @@ export function activitiesFor(settings: InvestigationSettings) {
     callModel,
     compactConversation,
     tools,
+    localTools,
     loadMemory,
     recordCase,
     recordRefundDecision,
     postToDesk,
     toolOptions: toolOptions(settings),
+    localToolOptions: localToolOptions(settings),
     modelOptions: modelCallOptions(settings),
   };
 }
