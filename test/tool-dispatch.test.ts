@@ -5,6 +5,7 @@ import { Worker } from '@temporalio/worker';
 import { investigationId } from '../src/schemas/event';
 import { decodeHistoryPayloads } from '../src/temporal/history-payloads';
 import { dataConverterFor } from '../src/temporal/data-converter';
+import { attemptsWithin } from '../src/workflows/activities';
 import { LOCAL_READ_TOOLS, sideBySideGroups } from '../src/workflows/tool-dispatch';
 import { settingsWith, ticket } from './support/investigate';
 import { answer, calls, lastToolResults, scriptedModel, toolUse } from './support/scripted-model';
@@ -79,6 +80,12 @@ describe('one reply’s tool calls', () => {
       [['get_order', 'get_tracking_events'], ['request_refund'], ['get_payments', 'recall'], ['write_notes'], ['read_notes'], ['review_tickets'], ['nonsense']],
     );
     for (const never of ['request_refund', 'issue_refund', 'remember', 'review_tickets', 'write_notes']) assert.ok(!LOCAL_READ_TOOLS.has(never), `${never} is never local`);
+  });
+
+  test('a local tool gets the attempts the backoff (1 s doubling to 30 s) fits in the outage budget', () => {
+    assert.equal(attemptsWithin(0), 1);
+    assert.equal(attemptsWithin(4_000), 3, 'at 0, 1 and 3 s; the next would start at 7 s');
+    assert.equal(attemptsWithin(600_000), 24, '1+2+4+8+16 s, then 18 waits of 30 s: 571 s');
   });
 
   test('read-only tools run locally, side by side, each with its summary; the refund request stays a remote activity', async (t) => {

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, TimeoutFailure } from '@temporalio/workflow';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { applyNotesUpdate, renderNotes } from '../context/agent-notes';
 import { describeIssues } from '../schemas/issues';
@@ -83,12 +83,16 @@ function runLocalTool(run: Run, name: ActivityToolName, call: ToolCall, summary:
  * no host, connection string or stack trace leaves casework. The case then goes to a person.
  */
 function failedOutcome(name: string, error: ActivityFailure): DispatchOutcome {
-  const cause = error.cause;
+  return outcomeOfFailure(name, error.cause, error.message);
+}
+
+/** failedOutcome for the failure itself: a local activity's last attempt rejects with its own failure, not an ActivityFailure around it. */
+function outcomeOfFailure(name: string, cause: Error | undefined, fallback: string): DispatchOutcome {
   if (cause instanceof ApplicationFailure && cause.nonRetryable) return { is_error: true, content: `The ${name} tool could not do this: ${cause.message}` };
   return {
     is_error: true,
     content: `The ${name} tool is not answering right now, so it was not run. A colleague has been asked to take over.`,
-    unavailable: `the ${name} tool stayed unavailable past the outage budget (${cause?.message ?? error.message})`,
+    unavailable: `the ${name} tool stayed unavailable past the outage budget (${cause?.message ?? fallback})`,
   };
 }
 
@@ -119,8 +123,9 @@ export async function runTool(run: Run, use: ToolUseBlock, options: { local?: bo
     if (options.local && LOCAL_READ_TOOLS.has(name)) return await runLocalTool(run, name, call, summary);
     return await runActivityTool(run, name, call, summary);
   } catch (error) {
-    if (!(error instanceof ActivityFailure)) throw error;
-    return failedOutcome(name, error);
+    if (error instanceof ActivityFailure) return failedOutcome(name, error);
+    if (options.local && (error instanceof ApplicationFailure || error instanceof TimeoutFailure)) return outcomeOfFailure(name, error, error.message);
+    throw error;
   }
 }
 
