@@ -51,6 +51,8 @@ export const ConfigSchema = z.object({
   /** Who may decide refunds and up to how many cents: "name:limit,name:limit". */
   CASEWORK_APPROVERS: z.string().default('support-lead:50000,duty-manager:200000'),
   CASEWORK_THINKING: z.enum(['true', 'false']).default('false'),
+  /** Run the read-only shop tools as local activities and one reply's reads side by side (true), or every tool as a remote activity, one at a time (false). */
+  CASEWORK_LOCAL_READ_TOOLS: z.enum(['true', 'false']).default('true'),
   /** Which embedder memory uses: the local MiniLM model (default), a hosted API (voyage, or openai for any OpenAI-compatible /v1/embeddings), or off (full-text recall only). */
   CASEWORK_EMBEDDINGS: z.enum(['local', 'voyage', 'openai', 'off']).default('local'),
   /** The hosted embedding model (voyage default: voyage-3.5; required for openai). */

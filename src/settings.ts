@@ -57,5 +57,6 @@ export function investigationSettings(config: Config): InvestigationSettings {
     prices: pricesFromConfig(config),
     // Only when set, so the settings of runs without a generic webhook stay as they were.
     ...(deskWebhookEnabled(config.CASEWORK_DESKS) ? { deskWebhook: true } : {}),
+    ...(config.CASEWORK_LOCAL_READ_TOOLS === 'false' ? { localReadTools: false } : {}),
   };
 }

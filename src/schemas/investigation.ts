@@ -71,6 +71,8 @@ export interface InvestigationSettings {
   outageBudgetMs?: number;
   /** Post the replies of tickets from POST /events to the generic outbound webhook (CASEWORK_DESKS lists webhook). Desk tickets always post. */
   deskWebhook?: boolean;
+  /** false: every tool is a remote activity and one reply's calls run one at a time (tool-dispatch.ts); absent: read-only tools run locally, side by side. */
+  localReadTools?: false;
 }
 
 /** One message the customer sent, as the ticketing system delivered it. */

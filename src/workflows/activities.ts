@@ -1,4 +1,4 @@
-import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { InvestigationSettings } from '../schemas/investigation';
 
@@ -11,10 +11,30 @@ import type { InvestigationSettings } from '../schemas/investigation';
 /** The outage budget of runs started before it was a setting. */
 export const DEFAULT_OUTAGE_BUDGET_MS = 10 * 60_000;
 
+/** The retry backoff of every activity: 1 s, doubling, at most 30 s. */
+const BACKOFF = { initialMs: 1_000, coefficient: 2, maximumMs: 30_000 };
+
 const waitOut = (settings: InvestigationSettings) => ({
   scheduleToCloseTimeout: settings.outageBudgetMs ?? DEFAULT_OUTAGE_BUDGET_MS,
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  retry: { initialInterval: `${BACKOFF.initialMs} ms`, backoffCoefficient: BACKOFF.coefficient, maximumInterval: `${BACKOFF.maximumMs} ms` },
 });
+
+/**
+ * How many attempts fit in `budgetMs` of backoff: the first at once, each next one after the
+ * backoff, as long as the waits so far stay within the budget. The server ends a remote
+ * activity's retries at its schedule-to-close timeout; the worker does not end a local
+ * activity's retries there (it starts another attempt past it), so local ones are capped by
+ * count to give up where a remote one would.
+ */
+export function attemptsWithin(budgetMs: number): number {
+  let attempts = 1;
+  let waited = 0;
+  for (let wait = BACKOFF.initialMs; waited + wait <= budgetMs; wait = Math.min(wait * BACKOFF.coefficient, BACKOFF.maximumMs)) {
+    waited += wait;
+    attempts += 1;
+  }
+  return attempts;
+}
 
 /** The options of the model calls (investigation, compaction, bulk reading): they heartbeat while they wait. */
 export function modelCallOptions(settings: InvestigationSettings): ActivityOptions {
@@ -26,10 +46,24 @@ export function toolOptions(settings: InvestigationSettings): ActivityOptions {
   return { ...waitOut(settings), startToCloseTimeout: '30 seconds' };
 }
 
+/**
+ * The options of the read-only tools run as local activities (tool-dispatch.ts): the same
+ * outage budget, backoff and per-attempt timeout as a remote tool, and as many attempts as
+ * that backoff fits in the budget (attemptsWithin). The worker retries within the workflow
+ * task for up to a minute (the SDK's localRetryThreshold), then waits out longer backoffs on a
+ * timer, so an unreachable Postgres is waited out for the budget, and no longer, before the
+ * tool counts as unavailable and a person is told.
+ */
+export function localToolOptions(settings: InvestigationSettings): LocalActivityOptions {
+  const options = waitOut(settings);
+  return { ...options, retry: { ...options.retry, maximumAttempts: attemptsWithin(options.scheduleToCloseTimeout) }, startToCloseTimeout: '30 seconds' };
+}
+
 /** The activities of one run, proxied with that run's budget. */
 export function activitiesFor(settings: InvestigationSettings) {
   const { callModel, compactConversation } = proxyActivities<Activities>(modelCallOptions(settings));
   const tools = proxyActivities<Activities>(toolOptions(settings));
+  const localTools = proxyLocalActivities<Activities>(localToolOptions(settings));
   const { loadMemory, recordCase, recordRefundDecision } = proxyActivities<Activities>({ ...waitOut(settings), startToCloseTimeout: '30 seconds' });
   // A desk call times out after CASEWORK_DESK_TIMEOUT_MS (10 s by default), well inside this; a 429's
   // Retry-After overrides the backoff (nextRetryDelay), and 401/403/404 fail at once (non-retryable).
@@ -38,11 +72,13 @@ export function activitiesFor(settings: InvestigationSettings) {
     callModel,
     compactConversation,
     tools,
+    localTools,
     loadMemory,
     recordCase,
     recordRefundDecision,
     postToDesk,
     toolOptions: toolOptions(settings),
+    localToolOptions: localToolOptions(settings),
     modelOptions: modelCallOptions(settings),
   };
 }

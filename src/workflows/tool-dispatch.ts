@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, TimeoutFailure } from '@temporalio/workflow';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { applyNotesUpdate, renderNotes } from '../context/agent-notes';
 import { describeIssues } from '../schemas/issues';
@@ -14,6 +14,42 @@ const TOOL_NAMES = TOOLS.map((t) => t.name).join(', ');
 
 /** Tools that are plain activities: everything but the workflow's own notes (runs: 'workflow') and request_refund. */
 type ActivityToolName = Exclude<ToolName, 'read_notes' | 'write_notes' | 'request_refund'>;
+
+/**
+ * From this patch on, the read-only shop tools run as local activities and the read-only
+ * calls of one reply run side by side. Histories recorded before it replay as they ran: every
+ * tool a remote activity, one after another.
+ */
+export const LOCAL_READ_TOOLS_PATCH = 'local-read-tools';
+
+/**
+ * Tools that only read the shop's own records in Postgres and answer in milliseconds: run as
+ * local activities, each leaves one marker event (with its summary) in the workflow task that
+ * scheduled it, instead of a scheduled, started and completed event and a second workflow task.
+ * Never a tool that writes (request_refund, issue_refund, remember) or calls the model.
+ */
+export const LOCAL_READ_TOOLS: ReadonlySet<string> = new Set<ToolName>(['get_order', 'list_orders', 'get_tracking_events', 'get_earlier_tickets', 'get_payments', 'lookup_policy']);
+
+/**
+ * Tools that change nothing another call of the same reply reads, so consecutive calls of
+ * them run side by side: the local reads, plus recall and review_tickets (remote: a memory
+ * search that may embed, a model call). Writes and the notes tools run alone, in order.
+ */
+const SIDE_BY_SIDE: ReadonlySet<string> = new Set<string>([...LOCAL_READ_TOOLS, 'recall', 'review_tickets']);
+
+/**
+ * One reply's calls in the groups they run in, in the reply's order: each run of consecutive
+ * side-by-side calls is one group, every other call a group of its own.
+ */
+export function sideBySideGroups<T extends { name: string }>(uses: readonly T[]): T[][] {
+  const groups: T[][] = [];
+  for (const use of uses) {
+    const last = groups[groups.length - 1];
+    if (last && SIDE_BY_SIDE.has(use.name) && SIDE_BY_SIDE.has(last[0]!.name)) last.push(use);
+    else groups.push([use]);
+  }
+  return groups;
+}
 
 /** A one-line summary of a tool call for the event history, e.g. "get_tracking_events: order 5102". */
 export function callSummary(use: ToolUseBlock): string {
@@ -35,6 +71,11 @@ function runActivityTool(run: Run, name: ActivityToolName, call: ToolCall, summa
   return run.acts.tools[name].executeWithOptions({ ...options, summary }, [call]);
 }
 
+/** Runs a read-only tool as a local activity; the SDK puts its summary on the marker event, where the UI shows it. */
+function runLocalTool(run: Run, name: ActivityToolName, call: ToolCall, summary: string): Promise<ToolOutcome> {
+  return run.acts.localTools[name].executeWithOptions({ ...run.acts.localToolOptions, summary }, [call]);
+}
+
 /**
  * What a tool that failed after its retries tells the model. A failure casework raised on
  * purpose and marked final (bad input, not found…) says its own words; anything else — an
@@ -42,12 +83,16 @@ function runActivityTool(run: Run, name: ActivityToolName, call: ToolCall, summa
  * no host, connection string or stack trace leaves casework. The case then goes to a person.
  */
 function failedOutcome(name: string, error: ActivityFailure): DispatchOutcome {
-  const cause = error.cause;
+  return outcomeOfFailure(name, error.cause, error.message);
+}
+
+/** failedOutcome for the failure itself: a local activity's last attempt rejects with its own failure, not an ActivityFailure around it. */
+function outcomeOfFailure(name: string, cause: Error | undefined, fallback: string): DispatchOutcome {
   if (cause instanceof ApplicationFailure && cause.nonRetryable) return { is_error: true, content: `The ${name} tool could not do this: ${cause.message}` };
   return {
     is_error: true,
     content: `The ${name} tool is not answering right now, so it was not run. A colleague has been asked to take over.`,
-    unavailable: `the ${name} tool stayed unavailable past the outage budget (${cause?.message ?? error.message})`,
+    unavailable: `the ${name} tool stayed unavailable past the outage budget (${cause?.message ?? fallback})`,
   };
 }
 
@@ -65,7 +110,7 @@ function runNotesTool(s: CarriedState, use: ToolUseBlock): ToolOutcome {
  * input or a tool's own refusal is an `is_error` result the model can act on; an activity
  * that failed after its retries becomes one too, so the conversation goes on.
  */
-export async function runTool(run: Run, use: ToolUseBlock): Promise<DispatchOutcome> {
+export async function runTool(run: Run, use: ToolUseBlock, options: { local?: boolean } = {}): Promise<DispatchOutcome> {
   if (!isToolName(use.name)) {
     return { is_error: true, content: `Unknown tool "${use.name}". Available tools: ${TOOL_NAMES}.` };
   }
@@ -75,9 +120,27 @@ export async function runTool(run: Run, use: ToolUseBlock): Promise<DispatchOutc
   const summary = callSummary(use);
   try {
     if (name === 'request_refund') return await requestRefund(run, use, call, summary);
+    if (options.local && LOCAL_READ_TOOLS.has(name)) return await runLocalTool(run, name, call, summary);
     return await runActivityTool(run, name, call, summary);
   } catch (error) {
-    if (!(error instanceof ActivityFailure)) throw error;
-    return failedOutcome(name, error);
+    if (error instanceof ActivityFailure) return failedOutcome(name, error);
+    if (options.local && (error instanceof ApplicationFailure || error instanceof TimeoutFailure)) return outcomeOfFailure(name, error, error.message);
+    throw error;
   }
+}
+
+/**
+ * Runs one reply's tool calls and returns their outcomes in the reply's order. Under
+ * LOCAL_READ_TOOLS_PATCH (unless the run's settings say localReadTools: false) read-only
+ * tools run as local activities and consecutive read-only calls side by side; otherwise, as
+ * before the patch, every call is a remote activity and each waits for the one before.
+ */
+export async function runTools(run: Run, uses: readonly ToolUseBlock[]): Promise<DispatchOutcome[]> {
+  const outcomes: DispatchOutcome[] = [];
+  if (run.settings.localReadTools === false || !patched(LOCAL_READ_TOOLS_PATCH)) {
+    for (const use of uses) outcomes.push(await runTool(run, use));
+    return outcomes;
+  }
+  for (const group of sideBySideGroups(uses)) outcomes.push(...(await Promise.all(group.map((use) => runTool(run, use, { local: true })))));
+  return outcomes;
 }

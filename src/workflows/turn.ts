@@ -10,7 +10,7 @@ import { buildRequest, prepareContext } from './context-step';
 import { queueReply } from './desk-posts';
 import { handOff } from './hand-off';
 import { publish, type Run } from './state';
-import { runTool } from './tool-dispatch';
+import { runTools } from './tool-dispatch';
 
 // One step of the conversation: the model call on the lean context, and what its reply leads
 // to (tools, a continuation, the end of the turn, a hand-over). The loop in investigation.ts
@@ -79,8 +79,9 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
     case 'run_tools': {
       const results: ToolResultBlockParam[] = [];
       let unavailable: string | undefined;
-      for (const use of plan.uses) {
-        const outcome = await runTool(run, use);
+      const outcomes = await runTools(run, plan.uses);
+      for (const [i, use] of plan.uses.entries()) {
+        const outcome = outcomes[i]!;
         unavailable ??= outcome.unavailable;
         results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.content, ...(outcome.is_error ? { is_error: true } : {}) });
       }

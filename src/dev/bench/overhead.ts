@@ -25,20 +25,32 @@ export interface OverheadSample {
   bytes?: number;
 }
 
+/** One way through the worker, summarised: medians over the repeats. */
+export interface WorkerSummary {
+  msPerStep: number;
+  stepsPerSecond: number;
+  /** Milliseconds per step on top of the floor's. */
+  overheadMsPerStep: number;
+  /** This way's time per step over the floor's. */
+  ratio: number;
+  eventsPerStep: number;
+  historyBytes: number;
+}
+
 /** What `casework bench overhead` prints, and returns for --json. */
 export interface OverheadResult {
   steps: number;
   repeats: number;
   floor: OverheadSample[];
+  /** Through the worker with every tool a remote activity, one at a time: runs started with CASEWORK_LOCAL_READ_TOOLS=false, as before patch local-read-tools. */
+  workerRemoteTools: OverheadSample[];
+  /** Through the worker as runs start today: read-only tools local, one reply's reads side by side. */
   worker: OverheadSample[];
   summary: {
     floorMsPerStep: number;
-    workerMsPerStep: number;
-    overheadMsPerStep: number;
-    ratio: number;
     floorStepsPerSecond: number;
-    workerStepsPerSecond: number;
-    eventsPerStep: number;
+    remoteTools: WorkerSummary;
+    localReadTools: WorkerSummary;
   };
 }
 
@@ -88,9 +100,10 @@ export async function runFloor(activities: Activities, config: Config, ticketId:
   return { steps: s.step, ms: performance.now() - started };
 }
 
-async function runThroughWorker(stack: LocalStack, config: Config, tag: string, steps: number): Promise<OverheadSample> {
+async function runThroughWorker(stack: LocalStack, config: Config, tag: string, steps: number, localReadTools: boolean): Promise<OverheadSample> {
   const event = exampleEvent('dana-5102', tag, { message: drillMessage(steps) });
-  const status = await deliverAndWait(stack.client, stack.db.app, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: investigationSettings(config), timeoutMs: 600_000 });
+  const settings = investigationSettings({ ...config, CASEWORK_LOCAL_READ_TOOLS: localReadTools ? 'true' : 'false' });
+  const status = await deliverAndWait(stack.client, stack.db.app, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings, timeoutMs: 600_000 });
   // Timed by the server's own clock, from the run's first event to its last (the workflow task that
   // published the reply), so the client's polling for the answer is not counted.
   const history = await stack.client.workflow.getHandle(status.workflowId).fetchHistory();
@@ -104,8 +117,10 @@ async function runThroughWorker(stack: LocalStack, config: Config, tag: string, 
  * `casework bench overhead`: a scripted investigation of `steps` model calls (the offline
  * model's drill: a tracking page per step, a note every fifth) run `repeats` times each way,
  * alternating, in one process on one machine: as the plain loop above, and through an
- * in-process worker on the dev server. Prints steps per second, milliseconds per step over
- * the floor, their ratio and the history's events per step.
+ * in-process worker on the dev server twice — with every tool a remote activity (runs started
+ * with CASEWORK_LOCAL_READ_TOOLS=false, as before patch local-read-tools) and as runs start
+ * today (read-only tools local). Prints, for each, steps per second, milliseconds per step
+ * over the floor, the ratio to the floor and the history's events per step.
  */
 export async function runOverheadBench(config: Config, options: { out: Out; steps?: number; repeats?: number; json?: boolean }): Promise<OverheadResult> {
   const steps = options.steps ?? 30;
@@ -118,48 +133,59 @@ export async function runOverheadBench(config: Config, options: { out: Out; step
     const customerId = exampleEvent('dana-5102', tag).customerId;
     // One of each first, unmeasured: JIT, the dev server's first workflow task, connection pools.
     await runFloor(activities, runConfig, `${tag}-warm`, customerId, drillMessage(steps));
-    await runThroughWorker(stack, runConfig, `${tag}-warm`, steps);
+    await runThroughWorker(stack, runConfig, `${tag}-warmr`, steps, false);
+    await runThroughWorker(stack, runConfig, `${tag}-warml`, steps, true);
     const floor: OverheadSample[] = [];
+    const workerRemoteTools: OverheadSample[] = [];
     const worker: OverheadSample[] = [];
     for (let i = 0; i < repeats; i++) {
       floor.push(await runFloor(activities, runConfig, `${tag}-f${i}`, customerId, drillMessage(steps)));
-      worker.push(await runThroughWorker(stack, runConfig, `${tag}-w${i}`, steps));
+      workerRemoteTools.push(await runThroughWorker(stack, runConfig, `${tag}-r${i}`, steps, false));
+      worker.push(await runThroughWorker(stack, runConfig, `${tag}-l${i}`, steps, true));
     }
     const perStep = (samples: OverheadSample[]) => median(samples.map((x) => x.ms / x.steps));
     const floorMsPerStep = perStep(floor);
-    const workerMsPerStep = perStep(worker);
-    const summary = {
-      floorMsPerStep,
-      workerMsPerStep,
-      overheadMsPerStep: workerMsPerStep - floorMsPerStep,
-      ratio: workerMsPerStep / floorMsPerStep,
-      floorStepsPerSecond: 1000 / floorMsPerStep,
-      workerStepsPerSecond: 1000 / workerMsPerStep,
-      eventsPerStep: median(worker.map((x) => (x.events ?? 0) / x.steps)),
+    const summarise = (samples: OverheadSample[]): WorkerSummary => {
+      const msPerStep = perStep(samples);
+      return {
+        msPerStep,
+        stepsPerSecond: 1000 / msPerStep,
+        overheadMsPerStep: msPerStep - floorMsPerStep,
+        ratio: msPerStep / floorMsPerStep,
+        eventsPerStep: median(samples.map((x) => (x.events ?? 0) / x.steps)),
+        historyBytes: median(samples.map((x) => x.bytes ?? 0)),
+      };
     };
-    const result: OverheadResult = { steps, repeats, floor, worker, summary };
+    const summary = { floorMsPerStep, floorStepsPerSecond: 1000 / floorMsPerStep, remoteTools: summarise(workerRemoteTools), localReadTools: summarise(worker) };
+    const result: OverheadResult = { steps, repeats, floor, workerRemoteTools, worker, summary };
     if (options.json) {
       options.out(JSON.stringify(result, null, 2));
       return result;
     }
     const out = options.out;
-    out(`Orchestration overhead: a ${steps}-step scripted investigation (${stack.model.label}), ${repeats} runs each way, medians:`);
-    out('  way                          steps/s   ms/step   over floor   events/step   history bytes');
-    const row = (name: string, stepsPerSecond: number, msPerStep: number, over: string, events: string, bytes: string) =>
+    out(`Orchestration overhead: a ${steps}-step scripted investigation (${stack.model.label}), ${repeats} runs each way, alternating, medians:`);
+    out('  way                                   steps/s   ms/step   over floor   × floor   events/step   history bytes');
+    const row = (name: string, stepsPerSecond: number, msPerStep: number, over: string, ratio: string, events: string, bytes: string) =>
       out(
-        `  ${name.padEnd(27)}  ${stepsPerSecond.toFixed(1).padStart(7)}  ${msPerStep.toFixed(1).padStart(8)}  ${over.padStart(11)}  ${events.padStart(12)}  ${bytes.padStart(14)}`,
+        `  ${name.padEnd(36)}  ${stepsPerSecond.toFixed(1).padStart(7)}  ${msPerStep.toFixed(1).padStart(8)}  ${over.padStart(11)}  ${ratio.padStart(8)}  ${events.padStart(12)}  ${bytes.padStart(14)}`,
       );
-    row('plain loop (floor)', summary.floorStepsPerSecond, floorMsPerStep, '—', '—', '—');
-    const bytes = median(worker.map((x) => x.bytes ?? 0));
-    row(
-      'worker on the dev server',
-      summary.workerStepsPerSecond,
-      workerMsPerStep,
-      `+${summary.overheadMsPerStep.toFixed(1)} ms`,
-      summary.eventsPerStep.toFixed(1),
-      bytes.toLocaleString('en-US'),
+    row('plain loop (floor)', summary.floorStepsPerSecond, floorMsPerStep, '—', '1.00×', '—', '—');
+    const workerRow = (name: string, w: WorkerSummary) =>
+      row(
+        name,
+        w.stepsPerSecond,
+        w.msPerStep,
+        `+${w.overheadMsPerStep.toFixed(1)} ms`,
+        `${w.ratio.toFixed(2)}×`,
+        w.eventsPerStep.toFixed(1),
+        w.historyBytes.toLocaleString('en-US'),
+      );
+    workerRow('worker, every tool remote (before)', summary.remoteTools);
+    workerRow('worker, read-only tools local (now)', summary.localReadTools);
+    const cut = 1 - summary.localReadTools.overheadMsPerStep / summary.remoteTools.overheadMsPerStep;
+    out(
+      `  local read-only tools cut the overhead per step by ${(cut * 100).toFixed(0)}% and the events per step from ${summary.remoteTools.eventsPerStep.toFixed(1)} to ${summary.localReadTools.eventsPerStep.toFixed(1)}.`,
     );
-    out(`  the worker takes ${summary.ratio.toFixed(2)}× the floor's time per step.`);
     return result;
   } finally {
     await stack.stop();
