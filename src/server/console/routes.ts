@@ -168,7 +168,7 @@ async function get(ctx: RouteContext, state: ConsoleState, rest: string, session
   const { client, config } = ctx.deps;
   if (rest === '/inbox') {
     const cases = await ctx.temporal('listing pending approvals', () => pendingCases(client, ctx.taskQueue), ctx.temporalTimeoutMs * 2);
-    return htmlAnswer(200, inboxPage(cases, { session, settings: ctx.settings, refs: state.refs, now: Date.now() }));
+    return htmlAnswer(200, inboxPage(cases, { session, settings: ctx.settings, refs: state.refs, now: Date.now(), pollMs: config.CASEWORK_CONSOLE_POLL_SECONDS * 1000 }));
   }
   if (rest === '/inbox/pending') {
     const cases = await ctx.temporal('listing pending approvals', () => pendingCases(client, ctx.taskQueue), ctx.temporalTimeoutMs * 2);
