@@ -5,6 +5,7 @@ import type { Database } from '../src/db/pool';
 import { runMemoryCommand } from '../src/main/commands/memory';
 import { showMemory } from '../src/memory/control';
 import type { RequestLog } from '../src/server/app';
+import { consoleCommand } from '../src/main/commands/console';
 import { startServer, type RunningServer } from '../src/server/start';
 import { consoleAgent, visibleText, type ConsoleAgent } from './support/console-agent';
 import { clearingRun, pendingRefund, seedConsoleMemory, type PendingRefund } from './support/console-cases';
@@ -391,5 +392,37 @@ describe('privacy', () => {
     for (const secret of ['cust_dana', 'cust_mem', 'cust_twin', 'Block B', 'Block C', 'Oak Road', LEAD, SUPPORT, ANY]) {
       assert.ok(!text.includes(secret), `${secret} is in no console log line`);
     }
+  });
+});
+
+describe('casework console on its own', () => {
+  test('serves the console pages and /healthz, and none of the JSON routes', async () => {
+    const config = { ...tw.config, CASEWORK_API_KEYS: `${LEAD}:approver:support-lead,${TRUSTED}:*` };
+    const alone = await startServer({ client: tw.client, pool: db.app, config, log: () => undefined, routes: 'console' }, 0);
+    try {
+      assert.equal((await fetch(`${alone.url}/`, { redirect: 'manual' })).headers.get('location'), '/console');
+      assert.equal((await fetch(`${alone.url}/healthz`)).status, 200);
+      const lead = consoleAgent(alone.url);
+      assert.equal((await lead.signIn(LEAD)).status, 303);
+      assert.equal((await lead.get('/console/inbox')).status, 200);
+      for (const [method, path] of [
+        ['POST', '/events'],
+        ['GET', '/investigations/investigation-T-1'],
+        ['GET', '/customers/cust_dana/memory'],
+        ['GET', '/metrics'],
+      ] as const) {
+        const res = await fetch(alone.url + path, { method, headers: { authorization: `Bearer ${TRUSTED}` } });
+        assert.equal(res.status, 404, `${method} ${path}`);
+        assert.match(((await res.json()) as { error: string }).error, /this is the support console \(\/console\); the JSON API is `casework serve`/);
+      }
+    } finally {
+      await alone.close();
+    }
+  });
+
+  test('refuses to start without API keys, naming the variable', async () => {
+    const lines: string[] = [];
+    assert.equal(await consoleCommand([], { ...tw.config, CASEWORK_API_KEYS: undefined, CASEWORK_HTTP_OPEN: 'false' }, (l) => lines.push(l)), 2);
+    assert.match(lines.join('\n'), /^error: casework console will not start: .*CASEWORK_API_KEYS/);
   });
 });
