@@ -96,6 +96,11 @@ export const ConfigSchema = z.object({
   CASEWORK_API_KEYS: z.string().optional(),
   /** With no API keys, serve anyway, on 127.0.0.1 only, treating every caller as trusted. Local development only. */
   CASEWORK_HTTP_OPEN: z.enum(['true', 'false']).default('false'),
+  /** The support console (`casework console`, docs/console.md): port and interface it listens on. */
+  CASEWORK_CONSOLE_PORT: int(8090),
+  CASEWORK_CONSOLE_HOST: z.string().default('0.0.0.0'),
+  /** How often an open approvals inbox asks which refunds are still pending, so a card another person decided is marked. */
+  CASEWORK_CONSOLE_POLL_SECONDS: z.coerce.number().positive().default(15),
   // ---- Support desks (src/desk/): webhooks in, replies and notes out. Secrets: set them from the environment.
   /** Desks casework talks to: "zendesk,intercom,freshdesk,webhook" (any of them; empty: none). Each listed desk needs its credentials below. */
   CASEWORK_DESKS: z.string().default(''),

@@ -140,7 +140,7 @@ const OPERATOR_ENV: Env = {
   CASEWORK_CODEC_SERVER_TOKEN: 'codec-token-compose-test-0123',
 };
 
-const LONG_RUNNING = ['temporal-postgres', 'temporal', 'temporal-ui', 'casework-postgres', 'casework-worker', 'casework-api', 'casework-codec'];
+const LONG_RUNNING = ['temporal-postgres', 'temporal', 'temporal-ui', 'casework-postgres', 'casework-worker', 'casework-api', 'casework-console', 'casework-codec'];
 const ONE_SHOT = ['temporal-schema', 'temporal-setup'];
 const CONFIG_KEYS = new Set(Object.keys(ConfigSchema.shape));
 const SECRET_NAME = /(PASSWORD|PASSWD|_PWD|SECRET|API_KEYS?|TOKEN)$/;
@@ -222,6 +222,7 @@ describe('docker-compose.yml', { skip }, () => {
     for (const step of ['create', 'setup-schema', 'update-schema', 'temporal_visibility']) assert.ok(schemaJob.includes(step), `schema job runs ${step}`);
     assert.equal(service('casework-worker').command?.[0], 'worker');
     assert.equal(service('casework-api').command?.[0], 'serve');
+    assert.equal(service('casework-console').command?.[0], 'console');
     assert.ok(service('casework-worker').build && service('casework-api').build, 'casework services build the Dockerfile');
   });
 
@@ -280,7 +281,7 @@ describe('docker-compose.yml', { skip }, () => {
   });
 
   test('every casework variable it sets is one casework reads, with a value casework accepts', () => {
-    for (const name of ['casework-worker', 'casework-api']) {
+    for (const name of ['casework-worker', 'casework-api', 'casework-console']) {
       const env = environmentOf(name, OPERATOR_ENV);
       for (const key of Object.keys(env)) assert.ok(CONFIG_KEYS.has(key), `${name} sets ${key}, which src/config.ts does not read`);
       const config = loadConfig(env);
@@ -293,6 +294,8 @@ describe('docker-compose.yml', { skip }, () => {
     assert.ok(check.includes(':9464/healthz'), 'the worker health check asks its metrics port');
     assert.ok(JSON.stringify(service('casework-api').healthcheck?.test).includes(':8080/healthz'));
     assert.equal(loadConfig(environmentOf('casework-api', OPERATOR_ENV)).CASEWORK_HTTP_PORT, 8080);
+    assert.ok(JSON.stringify(service('casework-console').healthcheck?.test).includes(':8090/healthz'));
+    assert.equal(loadConfig(environmentOf('casework-console', OPERATOR_ENV)).CASEWORK_CONSOLE_PORT, 8090);
   });
 
   describe('started as the containers would be, against this machine’s Temporal and Postgres', () => {
@@ -342,6 +345,21 @@ describe('docker-compose.yml', { skip }, () => {
       const env = local('casework-api', { CASEWORK_HTTP_PORT: String(await freePort()), CASEWORK_HTTP_HOST: '127.0.0.1' });
       const { child, output } = await startAsContainer('casework-api', env, `http://127.0.0.1:${env.CASEWORK_HTTP_PORT}/healthz`);
       assert.equal(await stopAsContainer(child), 0, `casework serve exits cleanly on SIGTERM:\n${output().slice(-3000)}`);
+    });
+
+    test('the console listens on its port, sends / to its sign-in, and serves none of the JSON routes', async () => {
+      const env = local('casework-console', { CASEWORK_CONSOLE_PORT: String(await freePort()), CASEWORK_CONSOLE_HOST: '127.0.0.1' });
+      const base = `http://127.0.0.1:${env.CASEWORK_CONSOLE_PORT}`;
+      const { child, output } = await startAsContainer('casework-console', env, `${base}/healthz`);
+      try {
+        assert.equal((await fetch(`${base}/`, { redirect: 'manual' })).headers.get('location'), '/console');
+        const signIn = await fetch(`${base}/console/sign-in`);
+        assert.equal(signIn.status, 200);
+        assert.match(await signIn.text(), /<h1>Sign in<\/h1>/);
+        assert.equal((await fetch(`${base}/events`, { method: 'POST' })).status, 404, 'events go to casework serve, not the console');
+      } finally {
+        assert.equal(await stopAsContainer(child), 0, `casework console exits cleanly on SIGTERM:\n${output().slice(-3000)}`);
+      }
     });
   });
 });

@@ -1,21 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { readStatus } from '../src/client/investigations';
-import { createMemoryActivities } from '../src/activities/memory';
 import type { Database } from '../src/db/pool';
 import { runMemoryCommand } from '../src/main/commands/memory';
 import { showMemory } from '../src/memory/control';
-import { createLocalEmbedder } from '../src/memory/embed-local';
-import { emptyCaseNotes } from '../src/schemas/case-notes';
-import { investigationId, type TicketEvent } from '../src/schemas/event';
-import type { InvestigationStatus } from '../src/schemas/investigation';
 import type { RequestLog } from '../src/server/app';
+import { consoleCommand } from '../src/main/commands/console';
 import { startServer, type RunningServer } from '../src/server/start';
 import { consoleAgent, visibleText, type ConsoleAgent } from './support/console-agent';
+import { clearingRun, pendingRefund, seedConsoleMemory, type PendingRefund } from './support/console-cases';
 import { openTestDatabase, unique } from './support/db';
-import { settingsWith, ticket } from './support/investigate';
-import { answer, calls, json, lastToolResults, scriptedModel, toolUse, type ScriptStep } from './support/scripted-model';
-import { deliver, settle } from './support/scripted-run';
+import { scriptedModel } from './support/scripted-model';
+import { settle } from './support/scripted-run';
 import { startTestWorker, type TestWorker } from './support/temporal';
 
 // The support console over real HTTP, against the suite's Temporal dev server, a worker driven
@@ -28,9 +24,6 @@ const ANY = 'ak_any_console_0123456789abc'; // approver:* (the person names the 
 const SUPPORT = 'sk_support_console_01234567'; // support
 const DANA = 'ck_dana_console_0123456789ab'; // cust_dana: a customer's key, not a console one
 const TRUSTED = 'tk_trusted_console_0123456789'; // *: the ticketing system's key
-
-// support-lead may approve up to $10.00 here, so a $12.00 refund is over the limit.
-const RUN_ENV = { CASEWORK_APPROVERS: 'support-lead:1000,duty-manager:200000' };
 
 const model = scriptedModel();
 let db: Database;
@@ -45,29 +38,6 @@ async function signedIn(key: string, person = ''): Promise<ConsoleAgent> {
   assert.equal(res.status, 303, `sign-in succeeds: ${res.text.slice(0, 300)}`);
   await a.follow(res);
   return a;
-}
-
-/** A fresh ticket of Dana's whose workflow follows `script`. */
-function scripted(message: string, script: Parameters<typeof model.script>[1]): { event: TicketEvent; id: string } {
-  const event = ticket('cust_dana', message);
-  const id = investigationId(event.ticketId);
-  model.script(id, script);
-  return { event, id };
-}
-
-/** A run paused on a refund of `cents` on order 5102, having looked the order up first. */
-async function pendingRefund(cents: number, reason: string): Promise<{ id: string; status: InvestigationStatus; orderResult: string }> {
-  const getOrder = toolUse('get_order', { order_id: '5102' });
-  const { event, id } = scripted('My order 5102 never arrived.', [
-    calls(getOrder),
-    calls(toolUse('request_refund', { order_id: '5102', amount_cents: cents, reason })),
-    answer('A colleague is reviewing your refund.'),
-    answer('Your refund has been issued.'),
-  ]);
-  const status = await deliver(tw, model, event, settingsWith(RUN_ENV));
-  assert.equal(status.status, 'awaiting_approval');
-  const orderResult = lastToolResults(model.requests(id, 'investigate')[1]!).find((r) => r.tool_use_id === getOrder.id)!.content;
-  return { id, status, orderResult };
 }
 
 const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
@@ -178,12 +148,12 @@ describe('grants, checked on the server', () => {
 });
 
 describe('the approvals inbox', () => {
-  let older: Awaited<ReturnType<typeof pendingRefund>>;
-  let newer: Awaited<ReturnType<typeof pendingRefund>>;
+  let older: PendingRefund;
+  let newer: PendingRefund;
 
   before(async () => {
-    older = await pendingRefund(700, 'Marked delivered, never received.');
-    newer = await pendingRefund(1200, 'Charged twice for one parcel.');
+    older = await pendingRefund(tw, model, 700, 'Marked delivered, never received.');
+    newer = await pendingRefund(tw, model, 1200, 'Charged twice for one parcel.');
   });
 
   test('lists each pending refund oldest first, with customer, order, amount, reason, the evidence decoded, the wait, the reminder and the auto-deny', async () => {
@@ -288,15 +258,7 @@ describe('the approvals inbox', () => {
 
 describe("a case's timeline", () => {
   test('has one chart point per step, a mark per clearing batch and compaction, totals beside the no-clearing cost, and a link to the web UI', async () => {
-    const tools = [
-      () => toolUse('get_order', { order_id: '5102' }),
-      () => toolUse('get_tracking_events', { order_id: '5102', page: 1 }),
-      () => toolUse('get_payments', { order_id: '5102' }),
-      () => toolUse('lookup_policy', { topic: 'parcel marked delivered but not received' }),
-    ];
-    const replies: ScriptStep[] = [...Array.from({ length: 13 }, (_, i) => calls(tools[i % tools.length]!())), answer('I have looked into it.')];
-    const { event, id } = scripted('Order 5102 never arrived.', { replies, purposes: { compact: () => json({ ...emptyCaseNotes(), order_ids: ['5102'] }) } });
-    const done = await deliver(tw, model, event, settingsWith({ CASEWORK_CLEAR_EVERY: '4', CASEWORK_COMPACT_ABOVE_TOKENS: '1500' }));
+    const { id, status: done } = await clearingRun(tw, model);
     assert.equal(done.step, 14);
     const clearing = done.steps.filter((s) => /cleared [1-9]\d*/.test(s.context_event ?? '')).map((s) => s.step);
     const compaction = done.steps.filter((s) => /compacted \d+/.test(s.context_event ?? '')).map((s) => s.step);
@@ -342,29 +304,10 @@ describe("the customer's memory", () => {
   const customer = unique('cust_mem');
   const twin = unique('cust_twin');
   let ref = '';
-  const embedder = createLocalEmbedder();
-
-  const seed = async (customerId: string) => {
-    let clock = Date.parse('2026-10-14T10:00:00.000Z');
-    const memory = createMemoryActivities({ pool: db.app, embedder, now: () => new Date((clock += 86_400_000)) });
-    await memory.recordCase({
-      customerId,
-      workflowId: 'investigation-T1',
-      ticketId: 'T1',
-      orderIds: ['4471'],
-      summary: 'Wrong building',
-      resolution: 'refunded',
-      closedOn: '2026-10-14',
-    });
-    const say = (fact: string) => memory.remember({ name: 'remember', input: { fact }, context: { customerId, ticketId: 'T1', workflowId: 'investigation-T1', toolUseId: 't' } });
-    await say('I live at 22 Oak Road, Leeds');
-    await say('I have moved to 5 Elm Street, York');
-    await say('Deliveries must go to Block B, not the main gate');
-  };
 
   before(async () => {
-    await seed(customer);
-    await seed(twin);
+    await seedConsoleMemory(db.app, customer);
+    await seedConsoleMemory(db.app, twin);
   });
 
   test('is opened by a lookup whose URL carries an opaque reference, not the customer id', async () => {
@@ -449,5 +392,37 @@ describe('privacy', () => {
     for (const secret of ['cust_dana', 'cust_mem', 'cust_twin', 'Block B', 'Block C', 'Oak Road', LEAD, SUPPORT, ANY]) {
       assert.ok(!text.includes(secret), `${secret} is in no console log line`);
     }
+  });
+});
+
+describe('casework console on its own', () => {
+  test('serves the console pages and /healthz, and none of the JSON routes', async () => {
+    const config = { ...tw.config, CASEWORK_API_KEYS: `${LEAD}:approver:support-lead,${TRUSTED}:*` };
+    const alone = await startServer({ client: tw.client, pool: db.app, config, log: () => undefined, routes: 'console' }, 0);
+    try {
+      assert.equal((await fetch(`${alone.url}/`, { redirect: 'manual' })).headers.get('location'), '/console');
+      assert.equal((await fetch(`${alone.url}/healthz`)).status, 200);
+      const lead = consoleAgent(alone.url);
+      assert.equal((await lead.signIn(LEAD)).status, 303);
+      assert.equal((await lead.get('/console/inbox')).status, 200);
+      for (const [method, path] of [
+        ['POST', '/events'],
+        ['GET', '/investigations/investigation-T-1'],
+        ['GET', '/customers/cust_dana/memory'],
+        ['GET', '/metrics'],
+      ] as const) {
+        const res = await fetch(alone.url + path, { method, headers: { authorization: `Bearer ${TRUSTED}` } });
+        assert.equal(res.status, 404, `${method} ${path}`);
+        assert.match(((await res.json()) as { error: string }).error, /this is the support console \(\/console\); the JSON API is `casework serve`/);
+      }
+    } finally {
+      await alone.close();
+    }
+  });
+
+  test('refuses to start without API keys, naming the variable', async () => {
+    const lines: string[] = [];
+    assert.equal(await consoleCommand([], { ...tw.config, CASEWORK_API_KEYS: undefined, CASEWORK_HTTP_OPEN: 'false' }, (l) => lines.push(l)), 2);
+    assert.match(lines.join('\n'), /^error: casework console will not start: .*CASEWORK_API_KEYS/);
   });
 });

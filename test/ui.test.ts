@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { Database } from '../src/db/pool';
 import type { InvestigationStatus } from '../src/schemas/investigation';
 import { startCodecServer } from '../src/server/codec-server';
 import { dataConverterFor } from '../src/temporal/data-converter';
+import { ARTIFACTS, launchChromium, skipWithoutChromium } from './support/chromium';
 import { openTestDatabase } from './support/db';
 import { example, send } from './support/investigate';
 import { startTestWorker, type TestWorker } from './support/temporal';
@@ -17,38 +16,8 @@ import { startTestWorker, type TestWorker } from './support/temporal';
 // showing. Drives Debian's headless Chromium with playwright-core; screenshots go to
 // test-artifacts/ (git-ignored). scripts/install-chromium.sh installs the browser.
 
-const ARTIFACTS = resolve(__dirname, '../test-artifacts');
 const UI_URL = process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233';
 const NAMESPACE = process.env.TEMPORAL_NAMESPACE ?? 'default';
-
-/** The Chromium to drive: CASEWORK_CHROMIUM, else Debian's package, else whatever is on PATH. */
-function findChromium(): string | undefined {
-  const candidates = [process.env.CASEWORK_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
-  for (const path of candidates) if (path && existsSync(path)) return path;
-  for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
-    const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
-    if (found) return found;
-  }
-  return undefined;
-}
-
-const executablePath = findChromium();
-const missing = 'headless Chromium is not installed: run `sudo bash scripts/install-chromium.sh` (Debian package chromium) or set CASEWORK_CHROMIUM';
-// Under CI a missing browser is a failure, not a quiet skip.
-const skip = !executablePath && process.env.CI !== 'true' ? missing : false;
-
-// Flags for a sandbox with no network beyond loopback: without the background-networking ones
-// Chromium keeps trying (and failing) to reach its update and sync services.
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let db: Database;
 let tw: TestWorker;
@@ -58,10 +27,8 @@ let paused: InvestigationStatus;
 let codecServer: Awaited<ReturnType<typeof startCodecServer>>;
 let ticketId: string;
 
-describe('the investigation in the Temporal web UI', { skip }, () => {
+describe('the investigation in the Temporal web UI', { skip: skipWithoutChromium }, () => {
   before(async () => {
-    assert.ok(executablePath, missing);
-    mkdirSync(ARTIFACTS, { recursive: true });
     db = await openTestDatabase({ seed: true });
     tw = await startTestWorker({ pool: db.app });
     const event = example('dana-5102');
@@ -75,7 +42,7 @@ describe('the investigation in the Temporal web UI', { skip }, () => {
       { ...tw.config, CASEWORK_CODEC_SERVER_TOKEN: undefined },
       { codecs: converter.payloadCodecs ?? [], externalStorage: converter.externalStorage, port: 0 },
     );
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, headless: true });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     await context.addInitScript(
       `localStorage.setItem('endpoint', ${JSON.stringify(JSON.stringify(codecServer.url))}); localStorage.setItem('overrideRemoteCodecConfiguration', 'true');`,

@@ -42,6 +42,7 @@ const COMMANDS: Record<string, () => Command> = {
     };
   },
   serve: () => (require('./commands/serve') as typeof import('./commands/serve')).serveCommand,
+  console: () => (require('./commands/console') as typeof import('./commands/console')).consoleCommand,
   'codec-server': () => (require('./commands/codec-server') as typeof import('./commands/codec-server')).codecServerCommand,
   demo: () => {
     const { runDemo } = require('../dev/demo/run') as typeof import('../dev/demo/run');

@@ -22,6 +22,7 @@ export const USAGE = `usage: casework <command>
   worker                                     run a worker (Temporal at TEMPORAL_ADDRESS)
   bundle <file>                              prebuild the workflow bundle (CASEWORK_WORKFLOW_BUNDLE)
   serve [--port <n>]                         run the ticket-event HTTP endpoint
+  console [--port <n>] [--host <h>]          run the support team's console (docs/console.md)
   codec-server [--port <n>] [--host <h>]     decode payloads for the web UI and temporal --codec-endpoint
   demo                                       the dispute and Priya's two conversations, end to end
   memory show|correct|forget --customer <id> ...

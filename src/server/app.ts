@@ -25,6 +25,7 @@ export { RETRY_AFTER_SECONDS, type AppDeps, type RequestLog } from './context';
 //   GET  /metrics                              Prometheus text (a key that may read every customer's cases)
 //   GET|POST /console…                         the support team's pages (console/routes.ts), HTML
 // Every request gets exactly one answer: each route returns one, and every error becomes one.
+// `casework console` (deps.routes = 'console') serves only the console, / (a redirect to it) and /healthz.
 
 /** The request handler and the authenticator it uses. */
 export interface App {
@@ -79,11 +80,27 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
   throw new HttpError(404, `no route ${method} ${path.slice(0, 200)}; see GET /healthz, POST /events, GET /investigations/:id`);
 }
 
+/** The routes of `casework console`: the console's pages and /healthz, nothing that takes events or JSON. */
+async function consoleOnlyRoute(ctx: RouteContext, req: IncomingMessage, path: string, trace: Trace): Promise<Answer> {
+  const method = req.method ?? 'GET';
+  if (path === '/') {
+    onlyMethod(method, 'GET', path);
+    return { status: 303, body: null, html: '', headers: { location: CONSOLE_PREFIX } };
+  }
+  if (path === '/healthz') {
+    onlyMethod(method, 'GET', path);
+    return health(ctx);
+  }
+  if (path === CONSOLE_PREFIX || path.startsWith(`${CONSOLE_PREFIX}/`)) return consoleRoute(ctx, req, path, trace);
+  throw new HttpError(404, `no route ${method} ${path.slice(0, 200)}: this is the support console (${CONSOLE_PREFIX}); the JSON API is \`casework serve\``);
+}
+
 /** Builds the request handler. Throws when the endpoint is not configured safely (no keys, not open mode). */
 export function createApp(deps: AppDeps): App {
   const ctx = createRouteContext(deps);
+  const consoleOnly = deps.routes === 'console';
   // A desk listed in CASEWORK_DESKS without its secret fails here, at start, naming the variable.
-  const webhooks = createWebhookHandler(ctx, deps.desk ?? deskSettings(deps.config));
+  const webhooks = consoleOnly ? undefined : createWebhookHandler(ctx, deps.desk ?? deskSettings(deps.config));
   return {
     auth: ctx.auth,
     async handle(req, res) {
@@ -94,7 +111,7 @@ export function createApp(deps: AppDeps): App {
       const path = (req.url ?? '/').split('?')[0]?.replace(/(.)\/+$/, '$1') ?? '/';
       let answer: Answer | undefined;
       try {
-        answer = await route(ctx, req, res, path, trace, webhooks);
+        answer = webhooks ? await route(ctx, req, res, path, trace, webhooks) : await consoleOnlyRoute(ctx, req, path, trace);
       } catch (error) {
         answer = errorAnswer(error);
         if (answer.status === 500) trace.error = `${(error as Error).name}: ${(error as Error).message}`;

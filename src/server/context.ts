@@ -53,6 +53,8 @@ export interface AppDeps {
   isShuttingDown?: () => boolean;
   /** The desks whose webhooks are accepted; defaults to one built from config (CASEWORK_DESKS). */
   desk?: Pick<DeskSettings, 'inbound'>;
+  /** Which routes to serve: every one (`casework serve`, the default), or only the console and /healthz (`casework console`). */
+  routes?: 'all' | 'console';
 }
 
 /** Per-request facts the log line reports. */

@@ -21,14 +21,36 @@ export function waitForSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+/** What differs between the HTTP commands: their name, where they listen, and which routes they serve. */
+export interface EndpointSpec {
+  /** "casework serve", "casework console": how messages name the command. */
+  name: string;
+  port: number;
+  host: string;
+  routes: 'all' | 'console';
+  /** What a caller gets while Temporal is down, for the start-up warning. */
+  whileDown: string;
+}
+
 /**
  * `casework serve [--port N] [--host H] [--open]`: the ticket-event endpoint. Refuses to start
  * without CASEWORK_API_KEYS unless open local mode is asked for (then 127.0.0.1 only). Runs
  * until SIGINT or SIGTERM, then drains requests in flight and closes Postgres and Temporal.
  */
-export async function serveCommand(args: string[], config: Config, out: Out): Promise<number> {
+export function serveCommand(args: string[], config: Config, out: Out): Promise<number> {
+  return endpointCommand(args, config, out, {
+    name: 'casework serve',
+    port: config.CASEWORK_HTTP_PORT,
+    host: config.CASEWORK_HTTP_HOST,
+    routes: 'all',
+    whileDown: 'events get 503 until it does',
+  });
+}
+
+/** Runs an HTTP command (`serve`, `console`) with `--port`, `--host` and `--open` over `spec`'s defaults. */
+export async function endpointCommand(args: string[], config: Config, out: Out, spec: EndpointSpec): Promise<number> {
   const { values } = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' }, open: { type: 'boolean' } } });
-  let port = config.CASEWORK_HTTP_PORT;
+  let port = spec.port;
   if (values.port !== undefined) {
     if (!/^\d+$/.test(values.port) || Number(values.port) > 65_535) throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`);
     port = Number(values.port);
@@ -40,12 +62,12 @@ export async function serveCommand(args: string[], config: Config, out: Out): Pr
     auth = createAuthenticator({ apiKeys: config.CASEWORK_API_KEYS, open });
   } catch (error) {
     if (error instanceof ApiKeyConfigError) {
-      out(`error: casework serve will not start: ${error.message}`);
+      out(`error: ${spec.name} will not start: ${error.message}`);
       return 2;
     }
     throw error;
   }
-  let host = values.host ?? config.CASEWORK_HTTP_HOST;
+  let host = values.host ?? spec.host;
   if (auth.mode === 'open') {
     host = '127.0.0.1';
     log({
@@ -61,24 +83,24 @@ export async function serveCommand(args: string[], config: Config, out: Out): Pr
     if (db.embedded) {
       log({ level: 'warn', msg: "embedded Postgres: the memory routes see this process's own database; set DATABASE_URL to share the workers' one" });
     }
-    const server = await startServer({ client: temporal.client, pool: db.app, config, log, auth }, port, host);
+    const server = await startServer({ client: temporal.client, pool: db.app, config, log, auth, routes: spec.routes }, port, host);
     log({
       level: 'info',
-      msg: 'casework serve listening',
+      msg: `${spec.name} listening`,
       url: server.url,
       auth: auth.mode === 'open' ? 'open local mode' : `${auth.keyCount} API key(s)`,
       temporal: config.TEMPORAL_ADDRESS,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
     });
-    // Tell the operator now, not on the first event, when Temporal is not there; the endpoint still answers (503).
+    // Tell the operator now, not on the first request, when Temporal is not there; the endpoint still answers (503).
     void temporal.client
       .withDeadline(Date.now() + 5_000, () => temporal.client.workflowService.getSystemInfo({}))
-      .catch((error: Error) => log({ level: 'warn', msg: `Temporal at ${config.TEMPORAL_ADDRESS} is not answering yet (${error.message}); events get 503 until it does` }));
+      .catch((error: Error) => log({ level: 'warn', msg: `Temporal at ${config.TEMPORAL_ADDRESS} is not answering yet (${error.message}); ${spec.whileDown}` }));
     const signal = await waitForSignal();
     log({ level: 'info', msg: `${signal}: draining requests in flight (up to ${SHUTDOWN_GRACE_MS / 1000} s)` });
     await server.close();
-    log({ level: 'info', msg: 'casework serve stopped' });
+    log({ level: 'info', msg: `${spec.name} stopped` });
     return 0;
   } finally {
     await temporal.close().catch(() => undefined);

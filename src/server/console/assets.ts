@@ -57,7 +57,7 @@ svg.chart text { font-size:11px; fill:var(--muted); }
 `;
 
 /**
- * The script: the inbox asks every 15 s which requests are still pending, and marks a card
+ * The script: the inbox asks every CASEWORK_CONSOLE_POLL_SECONDS (15 s) which requests are still pending, and marks a card
  * another person decided (its buttons disabled, a note saying so) and says when new ones came.
  * Without JavaScript the inbox still works: a submit re-checks on the server.
  */
@@ -94,5 +94,7 @@ export const CONSOLE_JS = `
   }
   var every = Number(inbox.getAttribute('data-poll-ms')) || 15000;
   setInterval(check, every);
+  // Coming back to the tab checks at once: the person may have been away longer than a poll.
+  document.addEventListener('visibilitychange', function () { if (!document.hidden) check(); });
 })();
 `;

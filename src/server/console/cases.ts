@@ -55,13 +55,22 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
 }
 
 /**
+ * True while the pending request has no decision. A decision is recorded the moment its update
+ * is accepted; the request stays pending until the workflow acts on it, a moment later.
+ */
+export function awaitingDecision(status: InvestigationStatus): boolean {
+  const request = status.pendingApproval;
+  return request !== null && !status.decisions.some((d) => d.requestId === request.request_id);
+}
+
+/**
  * The investigations awaiting a decision, oldest request first. Visibility is eventually
- * consistent, so each listed run's own status decides: one no longer pending is left out.
+ * consistent, so each listed run's own status decides: one decided or no longer pending is left out.
  */
 export async function pendingCases(client: Client, taskQueue: string): Promise<CaseView[]> {
   const ids = await pendingWorkflowIds(client, taskQueue);
   const cases = await mapLimited(ids, PARALLEL_READS, (id) => readCase(client, id.workflowId, id.runId));
   return cases
-    .filter((c): c is CaseView => c !== null && c.status.pendingApproval !== null)
+    .filter((c): c is CaseView => c !== null && awaitingDecision(c.status))
     .sort((a, b) => (a.status.pendingApproval?.requested_at ?? '').localeCompare(b.status.pendingApproval?.requested_at ?? ''));
 }

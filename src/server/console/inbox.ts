@@ -11,15 +11,14 @@ import { citedCalls, oneLine, toolCallsByMessage } from './tool-calls';
 // The approvals inbox: every refund waiting for a person, oldest first, with what the agent
 // found, and approve / deny forms that go through the same validated update as the CLI.
 
-/** How often the inbox asks which requests are still pending. */
-export const INBOX_POLL_MS = 15_000;
-
 /** What the inbox needs besides the cases. */
 export interface InboxContext {
   session: Session;
   settings: Pick<InvestigationSettings, 'approvalReminderMs' | 'approvalTimeoutMs'>;
   refs: CustomerRefs;
   now: number;
+  /** How often the open page asks which requests are still pending (CASEWORK_CONSOLE_POLL_SECONDS). */
+  pollMs: number;
 }
 
 function evidence(view: CaseView): Html {
@@ -98,7 +97,7 @@ function card(view: CaseView, ctx: InboxContext): Html {
 
 /** The inbox page. */
 export function inboxPage(cases: readonly CaseView[], ctx: InboxContext): string {
-  const body = html` <section data-inbox data-poll-ms="${INBOX_POLL_MS}">
+  const body = html` <section data-inbox data-poll-ms="${ctx.pollMs}">
     <h1>Refunds awaiting approval <span class="muted">(${cases.length})</span></h1>
     <p class="notice hidden" data-new-requests role="status"></p>
     ${cases.length ? cases.map((c) => card(c, ctx)) : html`<p class="card">Nothing is waiting for a decision.</p>`}

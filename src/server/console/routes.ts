@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { RefundDecision } from '../../schemas/investigation';
 import { decideRefund, readStatus } from '../../client/investigations';
 import { correctNote, forgetMemory, showMemory } from '../../memory/control';
 import { decisionProblem } from '../../workflows/approvals';
@@ -168,7 +169,7 @@ async function get(ctx: RouteContext, state: ConsoleState, rest: string, session
   const { client, config } = ctx.deps;
   if (rest === '/inbox') {
     const cases = await ctx.temporal('listing pending approvals', () => pendingCases(client, ctx.taskQueue), ctx.temporalTimeoutMs * 2);
-    return htmlAnswer(200, inboxPage(cases, { session, settings: ctx.settings, refs: state.refs, now: Date.now() }));
+    return htmlAnswer(200, inboxPage(cases, { session, settings: ctx.settings, refs: state.refs, now: Date.now(), pollMs: config.CASEWORK_CONSOLE_POLL_SECONDS * 1000 }));
   }
   if (rest === '/inbox/pending') {
     const cases = await ctx.temporal('listing pending approvals', () => pendingCases(client, ctx.taskQueue), ctx.temporalTimeoutMs * 2);
@@ -272,7 +273,8 @@ async function decide(ctx: RouteContext, session: Session, form: URLSearchParams
   // Re-check first, with the validator's own rule: another person may have decided since this
   // page was drawn. The words are the validator's, so the page says what the CLI would.
   const status = await ctx.temporal('reading the case', () => readStatus(client, workflowId));
-  const problem = decisionProblem(status.pendingApproval, status.decisions, { requestId, decision, approver, ...(reason ? { reason } : {}) });
+  const asked: RefundDecision = { requestId, decision, approver, ...(reason ? { reason } : {}) };
+  const problem = decisionProblem(status.pendingApproval, status.decisions, asked);
   const request = status.pendingApproval;
   if (problem || !request) {
     const earlier = status.decisions.find((d) => d.requestId === requestId);
@@ -280,7 +282,7 @@ async function decide(ctx: RouteContext, session: Session, form: URLSearchParams
     return back('error', `Refund decision refused: ${problem ?? 'no refund is waiting for approval'}${who}. Nothing was sent.`);
   }
   try {
-    await ctx.temporal('sending the decision', () => decideRefund(client, workflowId, { requestId, decision, approver, ...(reason ? { reason } : {}) }), ctx.updateTimeoutMs);
+    await ctx.temporal('sending the decision', () => decideRefund(client, workflowId, asked), ctx.updateTimeoutMs);
   } catch (error) {
     const answer = errorAnswer(error);
     if (answer.status >= 500 && answer.status !== 503) throw error;
