@@ -52,7 +52,7 @@ export interface CapacityOptions {
 export interface RssSample {
   open: number;
   rssMb: number;
-  /** V8 heap in use right after a forced full collection: what the worker retains. */
+  /** The main thread's V8 heap right after a forced full collection (activities, connections); workflows run in a thread of their own, not counted here. */
   heapMb: number;
   cached: number;
 }
@@ -113,7 +113,7 @@ interface WorkerProcess {
 async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<WorkerProcess> {
   const child: ChildProcess = fork(require.resolve('./capacity-worker'), [], {
     env,
-    execArgv: [...process.execArgv, '--expose-gc'],
+    execArgv: [...process.execArgv.filter((arg) => !arg.startsWith('--test')), '--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const next = <T extends FromCapacityWorker['type']>(type: T, timeoutMs: number) =>
@@ -253,7 +253,7 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
         const s = await sample(answered.length);
         rss.push(s);
         out(
-          `  [cache ${cache}] ${s.open} cases open after ${round((performance.now() - started) / 1000)} s: worker RSS ${s.rssMb} MB, heap after GC ${s.heapMb} MB, ${s.cached} cached`,
+          `  [cache ${cache}] ${s.open} cases open after ${round((performance.now() - started) / 1000)} s: worker RSS ${s.rssMb} MB, main-thread heap after GC ${s.heapMb} MB, ${s.cached} cached`,
         );
       }
     });
@@ -352,8 +352,8 @@ export function capacityTable(run: CapacityRun): string[] {
   const cacheText = run.cache === 'default' ? `default (${n(run.cacheSlots)} workflows)` : `${n(run.cacheSlots)} workflows (--cache-size)`;
   lines.push(`Capacity: ${n(run.cases)} open cases, one worker process, workflow cache ${cacheText}`);
   lines.push(`  load average (as uptime prints it): ${run.loadBefore.join(' ')} before, ${run.loadAfter.join(' ')} after; cases opened in ${run.openSeconds} s`);
-  lines.push('  open cases   cached workflows   worker RSS (MB)   V8 heap after GC (MB)');
-  for (const r of run.rss) lines.push(`  ${n(r.open).padStart(10)}   ${n(r.cached).padStart(16)}   ${r.rssMb.toFixed(1).padStart(15)}   ${r.heapMb.toFixed(1).padStart(21)}`);
+  lines.push('  open cases   cached workflows   worker RSS (MB)   main-thread heap after GC (MB)');
+  for (const r of run.rss) lines.push(`  ${n(r.open).padStart(10)}   ${n(r.cached).padStart(16)}   ${r.rssMb.toFixed(1).padStart(15)}   ${r.heapMb.toFixed(1).padStart(30)}`);
   const kb = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} KB`);
   lines.push(`  RSS per added case: ${kb(run.kbPerCase.filling)} while the cache filled, ${kb(run.kbPerCase.full)} once it was full`);
   lines.push('  follow-up → reply        n   replies each   p50 ms   p95 ms   model p50/p95 ms   orchestration p50 ms   p95 ms');
