@@ -8,7 +8,7 @@ import { createCapacityModel } from './capacity-model';
 // model. Configured by the environment the bench gives it; it speaks over the IPC channel:
 //   → {type: 'ready', cacheSlots}               once polling
 //   ← {type: 'status', gc?} → {type: 'status', cached, heapMb, modelMs: {ticketId: ms}}   (model time since the last status;
-//                                with gc, the V8 heap in use after a full collection: what the worker really retains)
+//                                with gc, the main thread's V8 heap after a full collection; workflows run in a thread of their own)
 //   ← {type: 'stop'}    drains, closes and exits
 
 /** A message the bench sends its worker. */

@@ -1,6 +1,5 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -18,16 +17,17 @@ import { installTelemetry } from '../../observability/logging';
 import { writeWorkflowBundle } from '../../worker';
 import { seedDemoData } from '../demo-data/seed';
 import { startDevServer } from '../env/dev-server';
-import type { FromCapacityWorker, ToCapacityWorker } from './capacity-worker';
+import { startWorkerProcess, rssMb } from './capacity-process';
+import { capacityTable, type CapacityResult, type CapacityRun, type LatencyStats, type RssSample } from './capacity-report';
 import { startReplyReceiver, type ReplyReceiver } from './reply-receiver';
 import { median, percentile } from './stats';
 
 type Out = (line: string) => void;
 
+export type { CapacityResult, CapacityRun } from './capacity-report';
+
 /** The fractions of N at which the worker's memory is sampled. */
 const MILESTONES = [0.1, 0.25, 0.5, 1];
-/** The target the bench states: orchestration on top of the model's own time, p95, for an evicted workflow. */
-export const EVICTED_P95_TARGET_MS = 250;
 const CUSTOMER = 'cust_dana';
 const FIRST_MESSAGE =
   'Hi, my order 5102 shows as delivered on 12 October but it never arrived. Nothing on the doorstep, nothing with my neighbour at number 16, ' +
@@ -48,119 +48,7 @@ export interface CapacityOptions {
   json?: boolean;
 }
 
-/** Worker memory when `open` cases had been answered. */
-export interface RssSample {
-  open: number;
-  rssMb: number;
-  /** V8 heap in use right after a forced full collection: what the worker retains. */
-  heapMb: number;
-  cached: number;
-}
-
-/** Follow-up-to-reply times of one kind of case, in ms. */
-export interface LatencyStats {
-  n: number;
-  /** Every follow-up got exactly one reply (counted at the desk). */
-  replies: number[];
-  p50: number;
-  p95: number;
-  modelP50: number;
-  modelP95: number;
-  orchestrationP50: number;
-  orchestrationP95: number;
-}
-
-/** One run: N cases through one worker with one cache size. */
-export interface CapacityRun {
-  cache: 'default' | number;
-  cacheSlots: number;
-  cases: number;
-  openSeconds: number;
-  loadBefore: number[];
-  loadAfter: number[];
-  rss: RssSample[];
-  cached: LatencyStats;
-  evicted: LatencyStats;
-  replay: { n: number; p50: number; p95: number; events: number };
-  history: { n: number; medianBytes: number; maxBytes: number; medianEvents: number };
-  /** KB of worker RSS per added case while the cache filled, and after it was full (null when it never filled). */
-  kbPerCase: { filling: number; full: number | null };
-}
-
-/** What the bench returns (and prints as JSON with --json). */
-export interface CapacityResult {
-  model: string;
-  runs: CapacityRun[];
-}
-
 const round = (v: number, digits = 1) => Math.round(v * 10 ** digits) / 10 ** digits;
-
-/** The child's resident set, from /proc/<pid>/status (VmRSS), in MB. */
-function rssMb(pid: number): number {
-  const kb = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  if (!kb) throw new Error(`no VmRSS in /proc/${pid}/status`);
-  return Number(kb) / 1024;
-}
-
-/** A worker process of the bench's own, and the IPC calls to it. */
-interface WorkerProcess {
-  pid: number;
-  cacheSlots: number;
-  status(gc?: boolean): Promise<{ cached: number; heapMb: number; modelMs: Record<string, number> }>;
-  stop(): Promise<void>;
-}
-
-async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<WorkerProcess> {
-  const child: ChildProcess = fork(require.resolve('./capacity-worker'), [], {
-    env,
-    execArgv: [...process.execArgv, '--expose-gc'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const next = <T extends FromCapacityWorker['type']>(type: T, timeoutMs: number) =>
-    new Promise<Extract<FromCapacityWorker, { type: T }>>((resolve, reject) => {
-      const timer = setTimeout(() => done(new Error(`the bench's worker process sent no "${type}" within ${timeoutMs / 1000} s`)), timeoutMs);
-      const onMessage = (message: FromCapacityWorker) => {
-        if (message.type === type) done(undefined, message as Extract<FromCapacityWorker, { type: T }>);
-        if (message.type === 'failed') done(new Error(`the bench's worker process failed: ${message.error}`));
-      };
-      const onExit = (code: number | null) => done(new Error(`the bench's worker process exited (code ${code}) before "${type}"`));
-      const done = (error?: Error, message?: Extract<FromCapacityWorker, { type: T }>) => {
-        clearTimeout(timer);
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-        if (error) reject(error);
-        else resolve(message!);
-      };
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
-  const ask = (message: ToCapacityWorker) => child.send(message);
-  try {
-    const ready = await next('ready', 120_000);
-    return {
-      pid: child.pid!,
-      cacheSlots: ready.cacheSlots,
-      async status(gc = false) {
-        const answer = next('status', 30_000);
-        ask({ type: 'status', gc });
-        return answer;
-      },
-      stop: () =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null) return resolve();
-          const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
-          child.once('exit', () => {
-            clearTimeout(kill);
-            resolve();
-          });
-          ask({ type: 'stop' });
-        }),
-    };
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
-}
 
 /** Runs `fn` over `items` with at most `limit` at once, in order of start. */
 async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
@@ -253,7 +141,7 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
         const s = await sample(answered.length);
         rss.push(s);
         out(
-          `  [cache ${cache}] ${s.open} cases open after ${round((performance.now() - started) / 1000)} s: worker RSS ${s.rssMb} MB, heap after GC ${s.heapMb} MB, ${s.cached} cached`,
+          `  [cache ${cache}] ${s.open} cases open after ${round((performance.now() - started) / 1000)} s: worker RSS ${s.rssMb} MB, main-thread heap after GC ${s.heapMb} MB, ${s.cached} cached`,
         );
       }
     });
@@ -343,66 +231,6 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
     await worker.stop();
     out(`  (run with cache ${cache} done)`);
   }
-}
-
-/** The printed table of one run. */
-export function capacityTable(run: CapacityRun): string[] {
-  const lines: string[] = [];
-  const n = (v: number) => v.toLocaleString('en-US');
-  const cacheText = run.cache === 'default' ? `default (${n(run.cacheSlots)} workflows)` : `${n(run.cacheSlots)} workflows (--cache-size)`;
-  lines.push(`Capacity: ${n(run.cases)} open cases, one worker process, workflow cache ${cacheText}`);
-  lines.push(`  load average (as uptime prints it): ${run.loadBefore.join(' ')} before, ${run.loadAfter.join(' ')} after; cases opened in ${run.openSeconds} s`);
-  lines.push('  open cases   cached workflows   worker RSS (MB)   V8 heap after GC (MB)');
-  for (const r of run.rss) lines.push(`  ${n(r.open).padStart(10)}   ${n(r.cached).padStart(16)}   ${r.rssMb.toFixed(1).padStart(15)}   ${r.heapMb.toFixed(1).padStart(21)}`);
-  const kb = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} KB`);
-  lines.push(`  RSS per added case: ${kb(run.kbPerCase.filling)} while the cache filled, ${kb(run.kbPerCase.full)} once it was full`);
-  lines.push('  follow-up → reply        n   replies each   p50 ms   p95 ms   model p50/p95 ms   orchestration p50 ms   p95 ms');
-  const row = (name: string, s: LatencyStats) => {
-    const each = s.n === 0 ? '—' : [...new Set(s.replies)].join('/');
-    const cell = (v: number) => (s.n === 0 ? '—' : v.toFixed(1));
-    lines.push(
-      `  ${name.padEnd(22)} ${String(s.n).padStart(3)}   ${each.padStart(12)}   ${cell(s.p50).padStart(6)}   ${cell(s.p95).padStart(6)}   ` +
-        `${(s.n === 0 ? '—' : `${s.modelP50.toFixed(2)}/${s.modelP95.toFixed(2)}`).padStart(16)}   ${cell(s.orchestrationP50).padStart(20)}   ${cell(s.orchestrationP95).padStart(6)}`,
-    );
-  };
-  row('cached', run.cached);
-  row('evicted (replayed)', run.evicted);
-  if (run.cached.n && run.evicted.n) {
-    const d = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)} ms`;
-    lines.push(
-      `  evicted over cached: p50 ${d(run.evicted.orchestrationP50 - run.cached.orchestrationP50)}, p95 ${d(run.evicted.orchestrationP95 - run.cached.orchestrationP95)} (the replay at the follow-up)`,
-    );
-  }
-  lines.push(
-    `  replay (Worker.runReplayHistories): ${run.replay.n} workflows of ${run.replay.events} events (median), p50 ${run.replay.p50} ms, p95 ${run.replay.p95} ms per workflow`,
-  );
-  lines.push(
-    `  history per case after one follow-up: ${n(run.history.medianBytes)} bytes median, ${n(run.history.maxBytes)} max, ${run.history.medianEvents} events (${run.history.n} cases)`,
-  );
-  lines.push(...targetLines(run));
-  return lines;
-}
-
-/** The two targets, each met or missed by how much. */
-export function targetLines(run: CapacityRun): string[] {
-  const { filling, full } = run.kbPerCase;
-  const rss =
-    full === null
-      ? `not measured in this run: the cache (${run.cacheSlots.toLocaleString('en-US')}) did not fill before the last sample`
-      : full < filling
-        ? `met: ${full.toFixed(1)} KB per case once full, against ${filling.toFixed(1)} KB while filling`
-        : `MISSED: ${full.toFixed(1)} KB per case once full, not below ${filling.toFixed(1)} KB while filling`;
-  const p95 = run.evicted.orchestrationP95;
-  const evicted =
-    run.evicted.n === 0
-      ? 'not measured in this run: no case was evicted'
-      : p95 <= EVICTED_P95_TARGET_MS
-        ? `met: ${p95.toFixed(1)} ms`
-        : `MISSED by ${(p95 - EVICTED_P95_TARGET_MS).toFixed(1)} ms: ${p95.toFixed(1)} ms`;
-  return [
-    `  target: RSS grows sub-linearly once the cache is full — ${rss}`,
-    `  target: an evicted workflow resumes with p95 ≤ ${EVICTED_P95_TARGET_MS} ms of orchestration on top of the model's own time — ${evicted}`,
-  ];
 }
 
 /**

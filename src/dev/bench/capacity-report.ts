@@ -1,0 +1,109 @@
+// What the capacity bench measured, and how it prints it: one table per run, and both targets.
+
+/** The target the bench states: orchestration on top of the model's own time, p95, for an evicted workflow. */
+export const EVICTED_P95_TARGET_MS = 250;
+
+/** Worker memory when `open` cases had been answered. */
+export interface RssSample {
+  open: number;
+  rssMb: number;
+  /** The main thread's V8 heap right after a forced full collection (activities, connections); workflows run in a thread of their own, not counted here. */
+  heapMb: number;
+  cached: number;
+}
+
+/** Follow-up-to-reply times of one kind of case, in ms. */
+export interface LatencyStats {
+  n: number;
+  /** Every follow-up got exactly one reply (counted at the desk). */
+  replies: number[];
+  p50: number;
+  p95: number;
+  modelP50: number;
+  modelP95: number;
+  orchestrationP50: number;
+  orchestrationP95: number;
+}
+
+/** One run: N cases through one worker with one cache size. */
+export interface CapacityRun {
+  cache: 'default' | number;
+  cacheSlots: number;
+  cases: number;
+  openSeconds: number;
+  loadBefore: number[];
+  loadAfter: number[];
+  rss: RssSample[];
+  cached: LatencyStats;
+  evicted: LatencyStats;
+  replay: { n: number; p50: number; p95: number; events: number };
+  history: { n: number; medianBytes: number; maxBytes: number; medianEvents: number };
+  /** KB of worker RSS per added case while the cache filled, and after it was full (null when it never filled). */
+  kbPerCase: { filling: number; full: number | null };
+}
+
+/** What the bench returns (and prints as JSON with --json). */
+export interface CapacityResult {
+  model: string;
+  runs: CapacityRun[];
+}
+
+/** The printed table of one run. */
+export function capacityTable(run: CapacityRun): string[] {
+  const lines: string[] = [];
+  const n = (v: number) => v.toLocaleString('en-US');
+  const cacheText = run.cache === 'default' ? `default (${n(run.cacheSlots)} workflows)` : `${n(run.cacheSlots)} workflows (--cache-size)`;
+  lines.push(`Capacity: ${n(run.cases)} open cases, one worker process, workflow cache ${cacheText}`);
+  lines.push(`  load average (as uptime prints it): ${run.loadBefore.join(' ')} before, ${run.loadAfter.join(' ')} after; cases opened in ${run.openSeconds} s`);
+  lines.push('  open cases   cached workflows   worker RSS (MB)   main-thread heap after GC (MB)');
+  for (const r of run.rss) lines.push(`  ${n(r.open).padStart(10)}   ${n(r.cached).padStart(16)}   ${r.rssMb.toFixed(1).padStart(15)}   ${r.heapMb.toFixed(1).padStart(30)}`);
+  const kb = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} KB`);
+  lines.push(`  RSS per added case: ${kb(run.kbPerCase.filling)} while the cache filled, ${kb(run.kbPerCase.full)} once it was full`);
+  lines.push('  follow-up → reply        n   replies each   p50 ms   p95 ms   model p50/p95 ms   orchestration p50 ms   p95 ms');
+  const row = (name: string, s: LatencyStats) => {
+    const each = s.n === 0 ? '—' : [...new Set(s.replies)].join('/');
+    const cell = (v: number) => (s.n === 0 ? '—' : v.toFixed(1));
+    lines.push(
+      `  ${name.padEnd(22)} ${String(s.n).padStart(3)}   ${each.padStart(12)}   ${cell(s.p50).padStart(6)}   ${cell(s.p95).padStart(6)}   ` +
+        `${(s.n === 0 ? '—' : `${s.modelP50.toFixed(2)}/${s.modelP95.toFixed(2)}`).padStart(16)}   ${cell(s.orchestrationP50).padStart(20)}   ${cell(s.orchestrationP95).padStart(6)}`,
+    );
+  };
+  row('cached', run.cached);
+  row('evicted (replayed)', run.evicted);
+  if (run.cached.n && run.evicted.n) {
+    const d = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(1)} ms`;
+    lines.push(
+      `  evicted over cached: p50 ${d(run.evicted.orchestrationP50 - run.cached.orchestrationP50)}, p95 ${d(run.evicted.orchestrationP95 - run.cached.orchestrationP95)} (the replay at the follow-up)`,
+    );
+  }
+  lines.push(
+    `  replay (Worker.runReplayHistories): ${run.replay.n} workflows of ${run.replay.events} events (median), p50 ${run.replay.p50} ms, p95 ${run.replay.p95} ms per workflow`,
+  );
+  lines.push(
+    `  history per case after one follow-up: ${n(run.history.medianBytes)} bytes median, ${n(run.history.maxBytes)} max, ${run.history.medianEvents} events (${run.history.n} cases)`,
+  );
+  lines.push(...targetLines(run));
+  return lines;
+}
+
+/** The two targets, each met or missed by how much. */
+export function targetLines(run: CapacityRun): string[] {
+  const { filling, full } = run.kbPerCase;
+  const rss =
+    full === null
+      ? `not measured in this run: the cache (${run.cacheSlots.toLocaleString('en-US')}) did not fill before the last sample`
+      : full < filling
+        ? `met: ${full.toFixed(1)} KB per case once full, against ${filling.toFixed(1)} KB while filling`
+        : `MISSED: ${full.toFixed(1)} KB per case once full, not below ${filling.toFixed(1)} KB while filling`;
+  const p95 = run.evicted.orchestrationP95;
+  const evicted =
+    run.evicted.n === 0
+      ? 'not measured in this run: no case was evicted'
+      : p95 <= EVICTED_P95_TARGET_MS
+        ? `met: ${p95.toFixed(1)} ms`
+        : `MISSED by ${(p95 - EVICTED_P95_TARGET_MS).toFixed(1)} ms: ${p95.toFixed(1)} ms`;
+  return [
+    `  target: RSS grows sub-linearly once the cache is full — ${rss}`,
+    `  target: an evicted workflow resumes with p95 ≤ ${EVICTED_P95_TARGET_MS} ms of orchestration on top of the model's own time — ${evicted}`,
+  ];
+}
