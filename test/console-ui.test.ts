@@ -73,13 +73,13 @@ describe('the support console in Chromium', { skip: skipWithoutChromium }, () =>
       await page.reload();
     }
     await card.waitFor();
-    assert.match(await card.innerText(), /\$8\.00 refund on order 5102/);
+    assert.match(await card.innerText(), /£8\.00 refund on order 5102/);
     assert.match(await card.innerText(), /Marked delivered, never received\./);
     await shot(page, 'console-inbox.png');
 
     await card.getByLabel('Reason (required to deny)').fill('No delivery scan in the tracking.');
-    await card.getByRole('button', { name: 'Approve $8.00' }).click();
-    await page.getByRole('status').filter({ hasText: 'Approved the $8.00 refund' }).waitFor();
+    await card.getByRole('button', { name: 'Approve £8.00' }).click();
+    await page.getByRole('status').filter({ hasText: 'Approved the £8.00 refund' }).waitFor();
     assert.equal(await card.count(), 0, 'the decided request leaves the inbox');
     await shot(page, 'console-approved.png');
 
@@ -99,12 +99,12 @@ describe('the support console in Chromium', { skip: skipWithoutChromium }, () =>
     // The duty manager decides from the command line's path while this page is open.
     await decideRefund(tw.client, second.id, { requestId: second.status.pendingApproval!.request_id, decision: 'denied', approver: 'duty-manager', reason: 'Duplicate claim.' });
     await card.locator('[data-gone-note]').waitFor({ state: 'visible' });
-    assert.ok(await card.getByRole('button', { name: 'Approve $9.00' }).isDisabled(), 'its buttons are disabled');
+    assert.ok(await card.getByRole('button', { name: 'Approve £9.00' }).isDisabled(), 'its buttons are disabled');
     await shot(page, 'console-decided-elsewhere.png');
 
     // Had the lead clicked anyway, the server would have said who decided.
     await page.evaluate(`document.querySelectorAll('[data-request-id="${second.status.pendingApproval!.request_id}"] button').forEach((b) => { b.disabled = false; })`);
-    await card.getByRole('button', { name: 'Approve $9.00' }).click();
+    await card.getByRole('button', { name: 'Approve £9.00' }).click();
     await page.getByRole('status').filter({ hasText: 'has already been decided (denied by duty-manager)' }).waitFor();
     await context.close();
   });

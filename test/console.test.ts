@@ -170,18 +170,18 @@ describe('the approvals inbox', () => {
     assert.ok(first > 0 && second > 0, 'both pending refunds are listed');
     assert.ok(first < second, 'the one waiting longest comes first');
     const card = visibleText(page.slice(first, second));
-    assert.match(card, /\$7\.00 refund on order 5102/);
+    assert.match(card, /£7\.00 refund on order 5102/);
     assert.match(card, /Customer cust_dana/);
     assert.match(card, /Order 5102/);
-    assert.match(card, /Amount \$7\.00/);
+    assert.match(card, /Amount £7\.00/);
     assert.match(card, /Reason: Marked delivered, never received\./);
     assert.match(card, /Waiting for \d+ (s|min)/);
     assert.match(card, /Reminder \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
     assert.match(card, /Auto-denied at \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
-    assert.match(card, /Who may approve support-lead \(up to \$10\.00\), duty-manager \(up to \$2000\.00\)/);
+    assert.match(card, /Who may approve support-lead \(up to £10\.00\), duty-manager \(up to £2,000\.00\)/);
     assert.match(card, /Tool results the agent used get_order\(order_id=5102\)/);
     assert.ok(card.includes(flat(older.orderResult)), 'the tool result the agent saw is shown decoded, word for word');
-    assert.match(card, /Approve \$7\.00/);
+    assert.match(card, /Approve £7\.00/);
 
     const pending = await lead.get('/console/inbox/pending');
     const ids = (JSON.parse(pending.text) as { requestIds: string[] }).requestIds;
@@ -191,7 +191,7 @@ describe('the approvals inbox', () => {
     const support = await signedIn(SUPPORT, 'Sam');
     const theirs = visibleText((await support.get('/console/inbox')).text);
     assert.match(theirs, /deciding refunds needs an approver grant/);
-    assert.doesNotMatch(theirs, /Approve \$7\.00/);
+    assert.doesNotMatch(theirs, /Approve £7\.00/);
   });
 
   test('a forged form post without the CSRF token, with a wrong one, or from another origin is refused and nothing is decided', async () => {
@@ -217,7 +217,7 @@ describe('the approvals inbox', () => {
     const res = await lead.post('/console/inbox/decide', { workflowId: older.id, requestId: request.request_id, decision: 'approved', reason: 'Tracking shows no delivery scan.' });
     assert.equal(res.status, 303);
     const shown = visibleText((await lead.follow(res)).text);
-    assert.match(shown, /Approved the \$7\.00 refund on order 5102 .* as support-lead; the investigation continues\./);
+    assert.match(shown, /Approved the £7\.00 refund on order 5102 .* as support-lead; the investigation continues\./);
     assert.ok(!shown.includes(`data-request-id="${request.request_id}"`));
     const done = await settle(tw, model, older.id, older.status.step);
     assert.equal(done.status, 'waiting_for_customer');
@@ -247,7 +247,7 @@ describe('the approvals inbox', () => {
     // A key for any approver decides as the person who signed in; the duty manager's limit covers it.
     const manager = await signedIn(ANY, 'duty-manager');
     const approved = await manager.post('/console/inbox/decide', { workflowId: newer.id, requestId: request.request_id, decision: 'approved' });
-    assert.match(visibleText((await manager.follow(approved)).text), /Approved the \$12\.00 refund .* as duty-manager/);
+    assert.match(visibleText((await manager.follow(approved)).text), /Approved the £12\.00 refund .* as duty-manager/);
     const done = await settle(tw, model, newer.id, newer.status.step);
     assert.deepEqual(
       done.decisions.map((d) => [d.decision, d.approver]),

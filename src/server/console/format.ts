@@ -1,8 +1,10 @@
+import { formatMoney } from '../../workflows/desk-money';
+
 // How the console writes amounts, durations and times: one place, so every page agrees.
 
-/** Cents as dollars: 4999 -> "$49.99". */
-export function money(cents: number): string {
-  return `$${(cents / 100).toFixed(2)}`;
+/** An amount in its currency's minor units, as the desk notes write it: (4999, "GBP") -> "£49.99"; without a currency (runs from before it was recorded), the bare amount. */
+export function money(minorUnits: number, currency?: string): string {
+  return formatMoney(minorUnits, currency);
 }
 
 /** A cost in USD with enough digits for a fraction of a cent: "$0.0123". */

@@ -60,16 +60,16 @@ function card(view: CaseView, ctx: InboxContext): Html {
   const canDecide = mayDecide(ctx.session.principal);
   const formId = `decide-${request.request_id}`;
   return html` <article class="card" data-request-id="${request.request_id}" aria-labelledby="${formId}-title">
-    <h2 id="${formId}-title">${money(request.amount_cents)} refund on order ${request.order_id} · ticket ${view.status.ticketId}</h2>
+    <h2 id="${formId}-title">${money(request.amount_cents, request.currency)} refund on order ${request.order_id} · ticket ${view.status.ticketId}</h2>
     <p class="notice hidden" data-gone-note>Someone else decided this request. Reload the inbox.</p>
     <div class="facts">
       <div><span>Customer</span>${view.status.customerId}</div>
       <div><span>Order</span>${request.order_id}</div>
-      <div><span>Amount</span>${money(request.amount_cents)}</div>
+      <div><span>Amount</span>${money(request.amount_cents, request.currency)}</div>
       <div><span>Waiting for</span>${duration(ctx.now - requested)}</div>
       <div><span>Reminder</span>${request.reminded ? 'sent' : when(new Date(remindAt).toISOString())}</div>
       <div><span>Auto-denied at</span>${when(new Date(denyAt).toISOString())}</div>
-      <div><span>Who may approve</span>${request.approvers.map((a) => `${a.name} (up to ${money(a.limit_cents)})`).join(', ') || 'anyone listed'}</div>
+      <div><span>Who may approve</span>${request.approvers.map((a) => `${a.name} (up to ${money(a.limit_cents, request.currency)})`).join(', ') || 'anyone listed'}</div>
     </div>
     <p><strong>Reason:</strong> ${request.reason}</p>
     ${evidence(view)}
@@ -86,7 +86,7 @@ function card(view: CaseView, ctx: InboxContext): Html {
             <label for="${formId}-reason">Reason (required to deny)</label>
             <textarea id="${formId}-reason" name="reason" maxlength="2000"></textarea>
             <div class="actions">
-              <button class="approve" type="submit" name="decision" value="approved">Approve ${money(request.amount_cents)}</button>
+              <button class="approve" type="submit" name="decision" value="approved">Approve ${money(request.amount_cents, request.currency)}</button>
               <button class="deny" type="submit" name="decision" value="denied">Deny</button>
             </div>
           </form>`

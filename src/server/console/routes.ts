@@ -291,6 +291,6 @@ async function decide(ctx: RouteContext, session: Session, form: URLSearchParams
   }
   return back(
     'ok',
-    `${decision === 'approved' ? 'Approved' : 'Denied'} the ${money(request.amount_cents)} refund on order ${request.order_id} (ticket ${status.ticketId}) as ${approver}; the investigation continues.`,
+    `${decision === 'approved' ? 'Approved' : 'Denied'} the ${money(request.amount_cents, request.currency)} refund on order ${request.order_id} (ticket ${status.ticketId}) as ${approver}; the investigation continues.`,
   );
 }
