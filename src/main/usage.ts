@@ -15,6 +15,7 @@ export const USAGE = `usage: casework <command>
 
   ticket <event.json|-> [--wait] [--json]   start an investigation or send it a follow-up
   status <workflowId> [--json] [--steps]     where an investigation stands
+  transcript <workflowId> [--json]           the whole conversation, word for word, from the transcript log
   approve <workflowId> --request <id> --approver <name> [--reason <text>]
   deny    <workflowId> --request <id> --approver <name> [--reason <text>]
   resume <workflowId> --by <name> [--note <text>]   a case that needs a person carries on

@@ -1,4 +1,5 @@
 import { CaseworkError, type ErrorKind } from '../errors';
+import type { LogTarget } from './transcript-log';
 
 /** Who a tool call is for. `customerId` is the authenticated customer from the ticket event. */
 export interface ToolContext {
@@ -13,6 +14,8 @@ export interface ToolCall {
   name: string;
   input: unknown;
   context: ToolContext;
+  /** Set when the activity writes its whole result to the transcript log itself and returns a preview (history by reference). */
+  log?: LogTarget;
 }
 
 /** A tool's answer, ready to become a `tool_result` block. */
