@@ -1,6 +1,7 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { CaseNotes } from './case-notes';
 import type { PriceTable, TokenUsage } from './model';
+import type { TranscriptLogState } from './transcript-log';
 
 /** The agent's own running notes for one investigation; they live in the workflow, outside the context. */
 export interface AgentNotes {
@@ -71,6 +72,8 @@ export interface InvestigationSettings {
   outageBudgetMs?: number;
   /** Post the replies of tickets from POST /events to the generic outbound webhook (CASEWORK_DESKS lists webhook). Desk tickets always post. */
   deskWebhook?: boolean;
+  /** False keeps the whole transcript in the workflow and sends it with every model call, as runs did before the transcript log (for benchmarks comparing the two); unset, by reference. */
+  historyByReference?: boolean;
 }
 
 /** One message the customer sent, as the ticketing system delivered it. */
@@ -170,6 +173,11 @@ export interface CarriedState {
   contextEventDue: string | null;
   /** Replies and notes for the desk ticket (absent in runs from before desks were wired). */
   desk?: DeskOutbox;
+  /**
+   * History by reference: where the transcript log stands. When set, `transcript` is the live
+   * tail only, as a lean skeleton numbered by log entry, and `steps` the latest step records.
+   */
+  log?: TranscriptLogState;
 }
 
 /** One reply or internal note waiting to be posted to the desk ticket. Its kind and number make its idempotency key. */
@@ -218,6 +226,8 @@ export interface InvestigationStatus {
   decisions: RefundDecision[];
   totals: TokenUsage & { cost_usd: number };
   steps: StepRecord[];
+  /** Older step records moved to the transcript log (history by reference); `steps` holds the rest. */
+  stepsInLog?: number;
   agentNotes: AgentNotes;
   caseNotes: CaseNotes | null;
   transcriptMessages: number;

@@ -22,6 +22,8 @@ export interface ToolCall {
 export interface ToolOutcome {
   content: string;
   is_error: boolean;
+  /** Set when the activity wrote the whole result to the transcript log and `content` is its preview. */
+  logged?: { seq: number; tokens: number };
 }
 
 /** A tool's answer with its result as an object too, for tools whose caller reads it (request_refund). */

@@ -82,3 +82,17 @@ export interface LoggedOutcome {
   content: string;
   logged: { seq: number; tokens: number };
 }
+
+/** The transcript log's part of the carried state (history by reference). */
+export interface TranscriptLogState {
+  /** The next free entry number; numbers are unique in the investigation, not always dense. */
+  nextSeq: number;
+  /** Entries numbered but not yet written: the next model or compaction activity writes them. */
+  pending: LogEntry[];
+  /** Messages compacted out of the skeleton (they are in the log). */
+  droppedMessages: number;
+  /** Step records moved out of the carried state into the log. */
+  stepsLogged: number;
+  /** The entries holding the context blocks' current versions. */
+  context: Partial<Record<keyof ContextRefs, { seq: number; version: string }>>;
+}

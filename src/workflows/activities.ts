@@ -28,7 +28,7 @@ export function toolOptions(settings: InvestigationSettings): ActivityOptions {
 
 /** The activities of one run, proxied with that run's budget. */
 export function activitiesFor(settings: InvestigationSettings) {
-  const { callModel, compactConversation } = proxyActivities<Activities>(modelCallOptions(settings));
+  const { callModel, compactConversation, callModelOnPlan, compactFromLog } = proxyActivities<Activities>(modelCallOptions(settings));
   const tools = proxyActivities<Activities>(toolOptions(settings));
   const { loadMemory, recordCase, recordRefundDecision } = proxyActivities<Activities>({ ...waitOut(settings), startToCloseTimeout: '30 seconds' });
   // A desk call times out after CASEWORK_DESK_TIMEOUT_MS (10 s by default), well inside this; a 429's
@@ -37,6 +37,8 @@ export function activitiesFor(settings: InvestigationSettings) {
   return {
     callModel,
     compactConversation,
+    callModelOnPlan,
+    compactFromLog,
     tools,
     loadMemory,
     recordCase,

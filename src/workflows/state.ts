@@ -89,9 +89,10 @@ export function statusOf(id: RunIdentity, s: CarriedState): InvestigationStatus 
     decisions: s.decisions,
     totals: { ...s.totals, cost_usd: s.costUsd },
     steps: s.steps,
+    ...(s.log ? { stepsInLog: s.log.stepsLogged } : {}),
     agentNotes: s.agentNotes,
     caseNotes: s.caseNotes,
-    transcriptMessages: s.transcript.length,
+    transcriptMessages: s.transcript.length + (s.log?.droppedMessages ?? 0),
     continuedAsNew: s.runsSoFar,
     refunds: s.refunds,
     recoveredFrom: s.recoveries[s.recoveries.length - 1] ?? null,
@@ -124,4 +125,6 @@ export interface Run {
   acts: RunActivities;
   /** True when this run posts its replies and notes to a desk (desk-posts.ts decides once, at start). */
   postsToDesk?: boolean;
+  /** True when this run keeps its transcript by reference in the transcript log (patch history-by-reference, decided once, at start). */
+  byRef?: boolean;
 }

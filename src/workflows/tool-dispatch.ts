@@ -60,12 +60,17 @@ function runNotesTool(s: CarriedState, use: ToolUseBlock): ToolOutcome {
   return { is_error: false, content: `Notes saved.\n${renderNotes(s.agentNotes)}` };
 }
 
+/** The call with the transcript-log entry its activity writes the result at (history by reference), when there is one. */
+function withLogTarget(call: ToolCall, logSeq: number | undefined): ToolCall {
+  return logSeq === undefined ? call : { ...call, log: { seq: logSeq } };
+}
+
 /**
  * Runs one tool_use block and returns what its tool_result says. An unknown tool, invalid
  * input or a tool's own refusal is an `is_error` result the model can act on; an activity
  * that failed after its retries becomes one too, so the conversation goes on.
  */
-export async function runTool(run: Run, use: ToolUseBlock): Promise<DispatchOutcome> {
+export async function runTool(run: Run, use: ToolUseBlock, logSeq?: number): Promise<DispatchOutcome> {
   if (!isToolName(use.name)) {
     return { is_error: true, content: `Unknown tool "${use.name}". Available tools: ${TOOL_NAMES}.` };
   }
@@ -75,7 +80,7 @@ export async function runTool(run: Run, use: ToolUseBlock): Promise<DispatchOutc
   const summary = callSummary(use);
   try {
     if (name === 'request_refund') return await requestRefund(run, use, call, summary);
-    return await runActivityTool(run, name, call, summary);
+    return await runActivityTool(run, name, withLogTarget(call, logSeq), summary);
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     return failedOutcome(name, error);
