@@ -11,7 +11,7 @@ import { estimateBlockTokens } from './tokens';
 export type LeanBlock = ContentBlockParam & { seq?: number; tokens?: number };
 
 /** Characters of a tool result or long text the skeleton keeps as a preview. */
-export const PREVIEW_CHARS = 160;
+export const PREVIEW_CHARS = 100;
 
 /** What follows a preview in the skeleton: the rest is in the transcript log. */
 export const PREVIEW_CUT = ' […]';

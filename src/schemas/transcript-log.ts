@@ -95,4 +95,6 @@ export interface TranscriptLogState {
   stepsLogged: number;
   /** The entries holding the context blocks' current versions. */
   context: Partial<Record<keyof ContextRefs, { seq: number; version: string }>>;
+  /** What the search attributes and memo last showed, and at which step (they are upserted when it changes, or every few steps). */
+  published?: { key: string; step: number };
 }

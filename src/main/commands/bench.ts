@@ -12,7 +12,7 @@ function count(value: string | undefined, flag: string): number | undefined {
   return Number(value);
 }
 
-/** `casework bench context|memory|overhead`: the dev benches, loaded only when asked for. */
+/** `casework bench context|memory|overhead|history`: the dev benches, loaded only when asked for. */
 export async function benchCommand(args: string[], config: Config, out: Out): Promise<number> {
   const [which, ...rest] = args;
   const { values } = parseArgs({
@@ -47,5 +47,11 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
     await runOverheadBench(config, { out, steps: count(values.steps, '--steps'), repeats: count(values.repeats, '--repeats'), json: values.json });
     return 0;
   }
-  throw new UsageError(which ? `unknown benchmark "${which}" (context, memory or overhead)` : 'name a benchmark: context, memory or overhead');
+  if (which === 'history') {
+    const { runHistoryBench } = require('../../dev/bench/history') as typeof import('../../dev/bench/history');
+    const steps = values.steps?.split(',').map((v) => count(v.trim(), '--steps') ?? 0);
+    await runHistoryBench(config, { out, steps, json: values.json });
+    return 0;
+  }
+  throw new UsageError(which ? `unknown benchmark "${which}" (context, memory, overhead or history)` : 'name a benchmark: context, memory, overhead or history');
 }
