@@ -1,7 +1,7 @@
 import { ActivityFailure, condition, log } from '@temporalio/workflow';
 import { needsHumanNote } from './desk-notes';
 import { liveTail } from './context-step';
-import { compactionPlan, compacted } from './by-reference';
+import { compactionPlan, written } from './by-reference';
 import { flushDeskPosts, queueNote } from './desk-posts';
 import { publish, type Run } from './state';
 import { failureText } from './turn';
@@ -39,7 +39,8 @@ async function recordOutcome(run: Run): Promise<void> {
     if (rest.length > 0 && run.byRef) {
       const plan = compactionPlan(run, rest.length);
       s.caseNotes = (await acts.compactFromLog(plan)).notes;
-      compacted(s, plan, rest.length);
+      // The skeleton stays: a case whose recording fails is retried from the same conversation.
+      written(s, plan.entries);
     } else if (rest.length > 0) s.caseNotes = (await acts.compactConversation({ messages: rest, previous: s.caseNotes })).notes;
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
