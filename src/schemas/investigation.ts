@@ -74,7 +74,7 @@ export interface InvestigationSettings {
   deskWebhook?: boolean;
   /** false: every tool is a remote activity and one reply's calls run one at a time (tool-dispatch.ts); absent: read-only tools run locally, side by side. */
   localReadTools?: false;
-  /** False keeps the whole transcript in the workflow and sends it with every model call, as runs did before the transcript log (for benchmarks comparing the two); unset, by reference. */
+  /** True keeps the transcript in the transcript log and sends the model activity the step's plan (CASEWORK_HISTORY_BY_REFERENCE); unset, the workflow keeps the whole transcript and sends the lean messages every step. */
   historyByReference?: boolean;
 }
 

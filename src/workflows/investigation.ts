@@ -30,7 +30,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     settings,
     acts: activitiesFor(settings),
     // Decided once, before any command: runs recorded before the transcript log replay as they ran.
-    byRef: settings.historyByReference !== false && patched(HISTORY_BY_REFERENCE_PATCH),
+    byRef: settings.historyByReference === true && patched(HISTORY_BY_REFERENCE_PATCH),
   };
   if (run.byRef) logState(run.s);
   const { id, s, acts } = run;
