@@ -58,5 +58,6 @@ export function investigationSettings(config: Config): InvestigationSettings {
     // Only when set, so the settings of runs without a generic webhook stay as they were.
     ...(deskWebhookEnabled(config.CASEWORK_DESKS) ? { deskWebhook: true } : {}),
     ...(config.CASEWORK_LOCAL_READ_TOOLS === 'false' ? { localReadTools: false } : {}),
+    ...(config.CASEWORK_HISTORY_BY_REFERENCE === 'true' ? { historyByReference: true } : {}),
   };
 }

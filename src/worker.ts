@@ -20,7 +20,9 @@ import { connectClient } from './temporal/client';
 import { deskSettings, type DeskSettings } from './desk/settings';
 import { CONNECT_ATTEMPTS, connectionOptions, withConnectTimeout } from './temporal/connection';
 import { loadKeyring } from './temporal/codec/keys';
-import { dataConverterFor, FAILURE_CONVERTER_PATH, payloadStoreFor } from './temporal/data-converter';
+import { codecFor, dataConverterFor, FAILURE_CONVERTER_PATH, payloadStoreFor } from './temporal/data-converter';
+import { bodyCodecOf } from './temporal/codec/body-codec';
+import { TranscriptLog } from './db/transcript-log';
 
 /** Workflow interceptor modules (log attributes: customer, ticket, step); a prebuilt bundle must be built with them. */
 export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./observability/workflow-interceptors')];
@@ -88,19 +90,22 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
   const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = deps.workflowBundlePath
     ? { workflowBundle: { codePath: deps.workflowBundlePath } }
     : { workflowsPath: require.resolve('./workflows') };
+  // One codec for history and the transcript log: both encrypted with the same keys, rotating together.
+  const codec = codecFor(config);
   return Worker.create({
     connection: deps.connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...workflows,
     // Encrypts every payload and stores the large ones in Postgres (or S3): what a customer wrote never sits in Temporal in clear.
-    dataConverter: dataConverterFor(config, deps.pool),
+    dataConverter: dataConverterFor(config, deps.pool, { codec }),
     activities: createActivities({
       pool: deps.pool,
       model: instrumentModel(deps.model, metrics),
       noteTtlMonths: config.CASEWORK_NOTE_TTL_MONTHS,
       embedder: deps.embedder,
       desk: { clients: desk.clients, observer: metrics.desk.observer },
+      transcriptLog: new TranscriptLog(deps.pool, bodyCodecOf(codec)),
     }),
     interceptors: {
       activity: [activityInterceptors(metrics)],

@@ -8,6 +8,8 @@ import { createDeskActivities, type DeskActivityDeps } from './desk';
 import { createMemoryActivities } from './memory';
 import { createModelActivities } from './model';
 import { createToolActivities } from './tools';
+import { createTranscriptActivities, withResultLogging } from './transcript-log';
+import type { TranscriptLog } from '../db/transcript-log';
 
 /** What the activities need from the world; built once, in worker.ts. */
 export interface ActivityDeps {
@@ -19,6 +21,8 @@ export interface ActivityDeps {
   embedder?: Embedder;
   /** Desk clients for postToDesk; unset, every post is skipped (no desk configured). */
   desk?: DeskActivityDeps;
+  /** The transcript log (history by reference); unset, only the steps of runs recorded before it can run. */
+  transcriptLog?: TranscriptLog;
 }
 
 /** Every activity the Investigation workflow calls, keyed by activity name (tools by tool name). */
@@ -27,7 +31,8 @@ export function createActivities(deps: ActivityDeps) {
   const model = withModelFailures(deps.model);
   return {
     ...createModelActivities({ model }),
-    ...createToolActivities({ pool: deps.pool }),
+    ...withResultLogging(createToolActivities({ pool: deps.pool }), deps.transcriptLog),
+    ...createTranscriptActivities({ model, log: deps.transcriptLog }),
     ...createMemoryActivities({ pool: deps.pool, noteTtlMonths: deps.noteTtlMonths, embedder: deps.embedder, model }),
     ...createCompactionActivities({ model }),
     ...createBulkReadActivities({ pool: deps.pool, model }),

@@ -15,3 +15,4 @@ export * from './transcript';
 export * from './wire';
 export { CaseNotes, caseNotesJsonSchema, emptyCaseNotes, mergeCaseNotes } from '../schemas/case-notes';
 export * from './notes-transcript';
+export * from './references';

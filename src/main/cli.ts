@@ -14,6 +14,7 @@ type Command = (args: string[], config: Config, out: Out) => Promise<number>;
 const COMMANDS: Record<string, () => Command> = {
   ticket: () => (require('./commands/investigation') as typeof import('./commands/investigation')).ticketCommand,
   status: () => (require('./commands/investigation') as typeof import('./commands/investigation')).statusCommand,
+  transcript: () => (require('./commands/transcript') as typeof import('./commands/transcript')).transcriptCommand,
   approve: () => {
     const { decideCommand } = require('./commands/investigation') as typeof import('./commands/investigation');
     return (args, config, out) => decideCommand('approved', args, config, out);

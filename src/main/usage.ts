@@ -15,6 +15,7 @@ export const USAGE = `usage: casework <command>
 
   ticket <event.json|-> [--wait] [--json]   start an investigation or send it a follow-up
   status <workflowId> [--json] [--steps]     where an investigation stands
+  transcript <workflowId> [--json]           the whole conversation, word for word, from the transcript log
   approve <workflowId> --request <id> --approver <name> [--reason <text>]
   deny    <workflowId> --request <id> --approver <name> [--reason <text>]
   resume <workflowId> --by <name> [--note <text>]   a case that needs a person carries on
@@ -27,4 +28,6 @@ export const USAGE = `usage: casework <command>
   demo                                       the dispute and Priya's two conversations, end to end
   memory show|correct|forget --customer <id> ...
   bench context [--json] | bench memory [--customers <n>] [--notes <n>] [--json]
-  bench desk [--deliveries <n>] [--replies <n>] [--concurrency 1,8] [--json]`;
+  bench desk [--deliveries <n>] [--replies <n>] [--concurrency 1,8] [--json]
+  bench overhead [--steps <n>] [--repeats <n>] | bench history [--steps 30,200,500] [--json]
+  bench capacity [--cases <n>] [--cache-size <n>] [--sample <n>] [--concurrency <n>] [--json]`;

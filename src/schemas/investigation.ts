@@ -1,6 +1,7 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { CaseNotes } from './case-notes';
 import type { PriceTable, TokenUsage } from './model';
+import type { TranscriptLogState } from './transcript-log';
 
 /** The agent's own running notes for one investigation; they live in the workflow, outside the context. */
 export interface AgentNotes {
@@ -73,6 +74,8 @@ export interface InvestigationSettings {
   deskWebhook?: boolean;
   /** false: every tool is a remote activity and one reply's calls run one at a time (tool-dispatch.ts); absent: read-only tools run locally, side by side. */
   localReadTools?: false;
+  /** True keeps the transcript in the transcript log and sends the model activity the step's plan (CASEWORK_HISTORY_BY_REFERENCE); unset, the workflow keeps the whole transcript and sends the lean messages every step. */
+  historyByReference?: boolean;
 }
 
 /** One message the customer sent, as the ticketing system delivered it. */
@@ -174,6 +177,11 @@ export interface CarriedState {
   contextEventDue: string | null;
   /** Replies and notes for the desk ticket (absent in runs from before desks were wired). */
   desk?: DeskOutbox;
+  /**
+   * History by reference: where the transcript log stands. When set, `transcript` is the live
+   * tail only, as a lean skeleton numbered by log entry, and `steps` the latest step records.
+   */
+  log?: TranscriptLogState;
 }
 
 /** One reply or internal note waiting to be posted to the desk ticket. Its kind and number make its idempotency key. */
@@ -222,6 +230,8 @@ export interface InvestigationStatus {
   decisions: RefundDecision[];
   totals: TokenUsage & { cost_usd: number };
   steps: StepRecord[];
+  /** Older step records moved to the transcript log (history by reference); `steps` holds the rest. */
+  stepsInLog?: number;
   agentNotes: AgentNotes;
   caseNotes: CaseNotes | null;
   transcriptMessages: number;

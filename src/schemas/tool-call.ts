@@ -1,4 +1,5 @@
 import { CaseworkError, type ErrorKind } from '../errors';
+import type { LogTarget } from './transcript-log';
 
 /** Who a tool call is for. `customerId` is the authenticated customer from the ticket event. */
 export interface ToolContext {
@@ -13,12 +14,16 @@ export interface ToolCall {
   name: string;
   input: unknown;
   context: ToolContext;
+  /** Set when the activity writes its whole result to the transcript log itself and returns a preview (history by reference). */
+  log?: LogTarget;
 }
 
 /** A tool's answer, ready to become a `tool_result` block. */
 export interface ToolOutcome {
   content: string;
   is_error: boolean;
+  /** Set when the activity wrote the whole result to the transcript log and `content` is its preview. */
+  logged?: { seq: number; tokens: number };
 }
 
 /** A tool's answer with its result as an object too, for tools whose caller reads it (request_refund). */

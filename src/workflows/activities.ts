@@ -61,7 +61,7 @@ export function localToolOptions(settings: InvestigationSettings): LocalActivity
 
 /** The activities of one run, proxied with that run's budget. */
 export function activitiesFor(settings: InvestigationSettings) {
-  const { callModel, compactConversation } = proxyActivities<Activities>(modelCallOptions(settings));
+  const { callModel, compactConversation, callModelOnPlan, compactFromLog } = proxyActivities<Activities>(modelCallOptions(settings));
   const tools = proxyActivities<Activities>(toolOptions(settings));
   const localTools = proxyLocalActivities<Activities>(localToolOptions(settings));
   const { loadMemory, recordCase, recordRefundDecision } = proxyActivities<Activities>({ ...waitOut(settings), startToCloseTimeout: '30 seconds' });
@@ -71,6 +71,8 @@ export function activitiesFor(settings: InvestigationSettings) {
   return {
     callModel,
     compactConversation,
+    callModelOnPlan,
+    compactFromLog,
     tools,
     localTools,
     loadMemory,

@@ -1,6 +1,7 @@
 import { ActivityFailure, condition, log } from '@temporalio/workflow';
 import { needsHumanNote } from './desk-notes';
 import { liveTail } from './context-step';
+import { compactionPlan, written } from './by-reference';
 import { flushDeskPosts, queueNote } from './desk-posts';
 import { publish, type Run } from './state';
 import { failureText } from './turn';
@@ -35,7 +36,12 @@ async function recordOutcome(run: Run): Promise<void> {
   if (s.transcript.length === 0) return;
   const rest = liveTail(s);
   try {
-    if (rest.length > 0) s.caseNotes = (await acts.compactConversation({ messages: rest, previous: s.caseNotes })).notes;
+    if (rest.length > 0 && run.byRef) {
+      const plan = compactionPlan(run, rest.length);
+      s.caseNotes = (await acts.compactFromLog(plan)).notes;
+      // The skeleton stays: a case whose recording fails is retried from the same conversation.
+      written(s, plan.entries);
+    } else if (rest.length > 0) s.caseNotes = (await acts.compactConversation({ messages: rest, previous: s.caseNotes })).notes;
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     log.warn('the rest of the conversation could not be summarised; the case is recorded from the notes so far', { error: failureText(error) });

@@ -2,7 +2,8 @@ import { buildContext, type BuiltContext } from '../context/build-context';
 import { costOf } from '../context/accounting';
 import { clearingTrigger, idsToClear } from '../context/clearing';
 import { chooseSplit } from '../context/split';
-import { estimateMessagesTokens } from '../context/tokens';
+import { leanTokens } from '../context/references';
+import { compacted, compactionPlan } from './by-reference';
 import type { CarriedState, InvestigationSettings } from '../schemas/investigation';
 import { addUsage } from '../schemas/model';
 import type { Run } from './state';
@@ -43,17 +44,27 @@ function clearIfDue(s: CarriedState, settings: InvestigationSettings): string | 
 async function compactIfLong(run: Run): Promise<string | undefined> {
   const { s, settings } = run;
   const tail = liveTail(s);
-  if (!s.shrinkContext && estimateMessagesTokens(tail) <= settings.compactAboveTokens) return undefined;
+  // A skeleton's blocks carry the estimate of their whole bodies; a plain transcript's are estimated as before.
+  if (!s.shrinkContext && leanTokens(tail) <= settings.compactAboveTokens) return undefined;
   const split = chooseSplit(tail, settings.keepLastMessages);
   if (split === null || split <= 0) return undefined;
-  const { notes, usage } = await run.acts.compactConversation({ messages: tail.slice(0, split), previous: s.caseNotes });
+  const { notes, usage } = run.byRef ? await compactByReference(run, split) : await run.acts.compactConversation({ messages: tail.slice(0, split), previous: s.caseNotes });
   s.caseNotes = notes;
-  s.compactedThrough += split;
+  // By reference the compacted messages have left the skeleton already (the log keeps them).
+  if (!run.byRef) s.compactedThrough += split;
   // The prefix changes here anyway, so the context's copy of the notes catches up for free.
   s.notesShown = s.agentNotes;
   s.totals = addUsage(s.totals, usage);
   s.costUsd += costOf(usage, settings.prices);
   return `compacted ${split} messages into case notes`;
+}
+
+/** Compaction from the log: the activity reads the messages it summarises; they then leave the skeleton. */
+async function compactByReference(run: Run, split: number) {
+  const plan = compactionPlan(run, split);
+  const result = await run.acts.compactFromLog(plan);
+  compacted(run.s, plan, split);
+  return result;
 }
 
 /** Clearing and compaction as due; returns the context events of this step, if any. */

@@ -1,4 +1,4 @@
-import { ActivityFailure, allHandlersFinished, condition, continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, condition, continueAsNew, log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import { appendAssistant, appendUserText } from '../context/replies';
 import { customerText } from '../context/transcript';
 import type { InboxMessage, InvestigationInput, InvestigationStatus } from '../schemas/investigation';
@@ -11,6 +11,7 @@ import { markRecovered } from './recovery';
 import { installDecisionHandlers, pendingDecision, settleDecision, watchApproval } from './refund-approval';
 import { publish, startingState, statusOf, type Run } from './state';
 import { afterReply, failureText, modelStep } from './turn';
+import { carriedByReference, HISTORY_BY_REFERENCE_PATCH, logState } from './by-reference';
 
 /** What the customer is told when the step cap ends a turn. */
 const STEP_CAP_REPLY = 'I have not been able to finish looking into this within my step limit, so I have passed your case to a colleague, who will reply to you here.';
@@ -28,7 +29,10 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     s: startingState(input),
     settings,
     acts: activitiesFor(settings),
+    // Decided once, before any command: runs recorded before the transcript log replay as they ran.
+    byRef: settings.historyByReference === true && patched(HISTORY_BY_REFERENCE_PATCH),
   };
+  if (run.byRef) logState(run.s);
   const { id, s, acts } = run;
   let closeRequested = false;
   let stepsThisRun = 0;
@@ -115,7 +119,12 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     if (mustContinueAsNew()) {
       await condition(allHandlersFinished);
       // The recovery was this run's; its continuation only carries the record of it (s.recoveries).
-      await continueAsNew<typeof investigation>({ ticketId: input.ticketId, customerId: input.customerId, settings, carried: { ...s, runsSoFar: s.runsSoFar + 1 } });
+      await continueAsNew<typeof investigation>({
+        ticketId: input.ticketId,
+        customerId: input.customerId,
+        settings,
+        carried: { ...(run.byRef ? carriedByReference(s) : s), runsSoFar: s.runsSoFar + 1 },
+      });
     }
 
     if (s.turnSteps >= settings.maxSteps) {

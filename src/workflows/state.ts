@@ -4,6 +4,7 @@ import type { CarriedState, CaseStatus, HandOff, InvestigationInput, Investigati
 import type { RunActivities } from './activities';
 import { NO_USAGE } from '../schemas/model';
 import { SA } from '../schemas/search-attributes';
+import type { TranscriptLogState } from '../schemas/transcript-log';
 
 /** Who this run is for: fixed at start, the same in every continuation. */
 export interface RunIdentity {
@@ -89,9 +90,10 @@ export function statusOf(id: RunIdentity, s: CarriedState): InvestigationStatus 
     decisions: s.decisions,
     totals: { ...s.totals, cost_usd: s.costUsd },
     steps: s.steps,
+    ...(s.log ? { stepsInLog: s.log.stepsLogged } : {}),
     agentNotes: s.agentNotes,
     caseNotes: s.caseNotes,
-    transcriptMessages: s.transcript.length,
+    transcriptMessages: s.transcript.length + (s.log?.droppedMessages ?? 0),
     continuedAsNew: s.runsSoFar,
     refunds: s.refunds,
     recoveredFrom: s.recoveries[s.recoveries.length - 1] ?? null,
@@ -99,10 +101,27 @@ export function statusOf(id: RunIdentity, s: CarriedState): InvestigationStatus 
   };
 }
 
+/** Steps between search-attribute updates that only move the step count (history by reference). */
+export const PUBLISH_STEP_EVERY = 10;
+
+/**
+ * Whether a run by reference upserts now: when what operators act on changed (status, refund,
+ * hand-over), else every PUBLISH_STEP_EVERY steps. Each upsert is two history events, so a run
+ * by reference does not spend them on every step; the status query always has the live step.
+ */
+function publishDue(s: CarriedState, log: TranscriptLogState, state: CaseStatus): boolean {
+  const key = `${state}|${s.pending?.request_id ?? ''}|${s.pending?.reminded ?? ''}|${s.handOffs.length}|${openHandOff(s) ? 'open' : ''}`;
+  const last = log.published;
+  if (last && last.key === key && s.step - last.step < PUBLISH_STEP_EVERY) return false;
+  log.published = { key, step: s.step };
+  return true;
+}
+
 /** Shows the case status (caseStatusOf, or `closed`) where operators look: search attributes and the memo. */
 export function publish(id: RunIdentity, s: CarriedState, closed = false): void {
   const state: CaseStatus = closed ? 'closed' : caseStatusOf(s);
   s.status = state;
+  if (s.log && !publishDue(s, s.log, state)) return;
   upsertSearchAttributes([
     { key: SA.customerId, value: id.customerId },
     { key: SA.ticketId, value: id.ticketId },
@@ -124,4 +143,6 @@ export interface Run {
   acts: RunActivities;
   /** True when this run posts its replies and notes to a desk (desk-posts.ts decides once, at start). */
   postsToDesk?: boolean;
+  /** True when this run keeps its transcript by reference in the transcript log (patch history-by-reference, decided once, at start). */
+  byRef?: boolean;
 }

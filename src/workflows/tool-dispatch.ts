@@ -105,12 +105,17 @@ function runNotesTool(s: CarriedState, use: ToolUseBlock): ToolOutcome {
   return { is_error: false, content: `Notes saved.\n${renderNotes(s.agentNotes)}` };
 }
 
+/** The call with the transcript-log entry its activity writes the result at (history by reference), when there is one. */
+function withLogTarget(call: ToolCall, logSeq: number | undefined): ToolCall {
+  return logSeq === undefined ? call : { ...call, log: { seq: logSeq } };
+}
+
 /**
  * Runs one tool_use block and returns what its tool_result says. An unknown tool, invalid
  * input or a tool's own refusal is an `is_error` result the model can act on; an activity
  * that failed after its retries becomes one too, so the conversation goes on.
  */
-export async function runTool(run: Run, use: ToolUseBlock, options: { local?: boolean } = {}): Promise<DispatchOutcome> {
+export async function runTool(run: Run, use: ToolUseBlock, options: { local?: boolean; logSeq?: number } = {}): Promise<DispatchOutcome> {
   if (!isToolName(use.name)) {
     return { is_error: true, content: `Unknown tool "${use.name}". Available tools: ${TOOL_NAMES}.` };
   }
@@ -120,8 +125,9 @@ export async function runTool(run: Run, use: ToolUseBlock, options: { local?: bo
   const summary = callSummary(use);
   try {
     if (name === 'request_refund') return await requestRefund(run, use, call, summary);
-    if (options.local && LOCAL_READ_TOOLS.has(name)) return await runLocalTool(run, name, call, summary);
-    return await runActivityTool(run, name, call, summary);
+    const logged = withLogTarget(call, options.logSeq);
+    if (options.local && LOCAL_READ_TOOLS.has(name)) return await runLocalTool(run, name, logged, summary);
+    return await runActivityTool(run, name, logged, summary);
   } catch (error) {
     if (error instanceof ActivityFailure) return failedOutcome(name, error);
     if (options.local && (error instanceof ApplicationFailure || error instanceof TimeoutFailure)) return outcomeOfFailure(name, error, error.message);
@@ -135,12 +141,15 @@ export async function runTool(run: Run, use: ToolUseBlock, options: { local?: bo
  * tools run as local activities and consecutive read-only calls side by side; otherwise, as
  * before the patch, every call is a remote activity and each waits for the one before.
  */
-export async function runTools(run: Run, uses: readonly ToolUseBlock[]): Promise<DispatchOutcome[]> {
+export async function runTools(run: Run, uses: readonly ToolUseBlock[], logSeqs: readonly (number | undefined)[] = []): Promise<DispatchOutcome[]> {
   const outcomes: DispatchOutcome[] = [];
   if (run.settings.localReadTools === false || !patched(LOCAL_READ_TOOLS_PATCH)) {
-    for (const use of uses) outcomes.push(await runTool(run, use));
+    for (const [i, use] of uses.entries()) outcomes.push(await runTool(run, use, { logSeq: logSeqs[i] }));
     return outcomes;
   }
-  for (const group of sideBySideGroups(uses)) outcomes.push(...(await Promise.all(group.map((use) => runTool(run, use, { local: true })))));
+  for (const group of sideBySideGroups(uses)) {
+    const start = outcomes.length;
+    outcomes.push(...(await Promise.all(group.map((use, j) => runTool(run, use, { local: true, logSeq: logSeqs[start + j] })))));
+  }
   return outcomes;
 }

@@ -11,6 +11,8 @@ import { queueReply } from './desk-posts';
 import { handOff } from './hand-off';
 import { publish, type Run } from './state';
 import { runTools } from './tool-dispatch';
+import { appendLoggedReply, recordStepByReference, reserveResult, resultBlock, skipAfterFailedCall, stepPlan } from './by-reference';
+import type { StepPlan } from '../schemas/transcript-log';
 
 // One step of the conversation: the model call on the lean context, and what its reply leads
 // to (tools, a continuation, the end of the turn, a hand-over). The loop in investigation.ts
@@ -29,6 +31,7 @@ export const failureText = (error: ActivityFailure) => (error.cause instanceof E
 export async function modelStep(run: Run): Promise<ModelReply | null> {
   const { s, settings, acts } = run;
   s.step += 1;
+  let plan: StepPlan | undefined;
   try {
     const contextEvent = await prepareContext(run);
     let built = buildRequest(s);
@@ -41,30 +44,33 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
       handOff(run, `the conversation breaks the Messages API's rules and could not be repaired: ${problems.join('; ')}`);
       return null;
     }
-    const reply = await acts.callModel({
-      purpose: 'investigate',
-      ...built,
-      max_tokens: settings.maxTokens,
-      extra: settings.thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, context_management: contextManagementEdits(settings.keepRecent) } : undefined,
-    });
+    const extra = settings.thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, context_management: contextManagementEdits(settings.keepRecent) } : undefined;
+    // By reference, the activity is sent the step's plan and rebuilds these same messages from the transcript log.
+    if (run.byRef) plan = stepPlan(run, { max_tokens: settings.maxTokens, extra });
+    const reply = plan ? await acts.callModelOnPlan(plan) : await acts.callModel({ purpose: 'investigate', ...built, max_tokens: settings.maxTokens, extra });
     s.lastModelCallAt = Date.now();
     s.model = reply.model;
     const cost = costOf(reply.usage, settings.prices);
     s.totals = addUsage(s.totals, reply.usage);
     s.costUsd += cost;
-    s.steps.push({
+    // The reply's blocks take their numbers first: anything queued after them (a step record) follows.
+    const message = assistantMessage(reply);
+    if (plan) appendLoggedReply(s, plan, message);
+    else if (message) appendAssistant(s.transcript, message);
+    const record = {
       step: s.step,
       tools: toolUses(reply.content).map((u) => u.name),
       usage: reply.usage,
       cost_usd: cost,
       context_event: joinEvents(s.contextEventDue, contextEvent),
-    });
+    };
+    if (run.byRef) recordStepByReference(s, record);
+    else s.steps.push(record);
     s.contextEventDue = null;
-    const message = assistantMessage(reply);
-    if (message) appendAssistant(s.transcript, message);
     return reply;
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
+    if (plan) skipAfterFailedCall(s, plan);
     handOff(run, `the model could not be asked: ${failureText(error)}`);
     return null;
   }
@@ -79,11 +85,15 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
     case 'run_tools': {
       const results: ToolResultBlockParam[] = [];
       let unavailable: string | undefined;
-      const outcomes = await runTools(run, plan.uses);
+      // By reference, a tool activity writes its whole result at the number reserved for it (in the reply's order) and returns a preview.
+      const seqs = plan.uses.map(() => (run.byRef ? reserveResult(s) : undefined));
+      const outcomes = await runTools(run, plan.uses, seqs);
       for (const [i, use] of plan.uses.entries()) {
         const outcome = outcomes[i]!;
+        const seq = seqs[i];
         unavailable ??= outcome.unavailable;
-        results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.content, ...(outcome.is_error ? { is_error: true } : {}) });
+        if (seq !== undefined) results.push(resultBlock(use, outcome, seq));
+        else results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.content, ...(outcome.is_error ? { is_error: true } : {}) });
       }
       s.transcript.push(toolResultMessage(results, drainInbox()));
       if (unavailable) handOff(run, unavailable);

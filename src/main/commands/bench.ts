@@ -12,7 +12,7 @@ function count(value: string | undefined, flag: string): number | undefined {
   return Number(value);
 }
 
-/** `casework bench context|memory|overhead|desk|capacity`: the dev benches, loaded only when asked for. */
+/** `casework bench context|memory|overhead|desk|capacity|history`: the dev benches, loaded only when asked for. */
 export async function benchCommand(args: string[], config: Config, out: Out): Promise<number> {
   const [which, ...rest] = args;
   const { values } = parseArgs({
@@ -73,5 +73,13 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
     });
     return 0;
   }
-  throw new UsageError(which ? `unknown benchmark "${which}" (context, memory, overhead, desk or capacity)` : 'name a benchmark: context, memory, overhead, desk or capacity');
+  if (which === 'history') {
+    const { runHistoryBench } = require('../../dev/bench/history') as typeof import('../../dev/bench/history');
+    const steps = values.steps?.split(',').map((v) => count(v.trim(), '--steps') ?? 0);
+    await runHistoryBench(config, { out, steps, json: values.json });
+    return 0;
+  }
+  throw new UsageError(
+    which ? `unknown benchmark "${which}" (context, memory, overhead, desk, capacity or history)` : 'name a benchmark: context, memory, overhead, desk, capacity or history',
+  );
 }

@@ -1,0 +1,113 @@
+import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { buildContext } from '../context/build-context';
+import { assistantMessage } from '../context/replies';
+import { layoutSeqs, messageEntry, messagesOfLayout, previewOf, resultText } from '../context/references';
+import { SYSTEM_PROMPT } from '../context/system-prompt';
+import { estimateBlockTokens } from '../context/tokens';
+import { requestProblems } from '../context/transcript-check';
+import type { TranscriptLog } from '../db/transcript-log';
+import { BadInputError } from '../errors';
+import type { Model } from '../model/port';
+import type { AgentNotes } from '../schemas/investigation';
+import type { CaseNotes } from '../schemas/case-notes';
+import type { ModelReply } from '../schemas/model';
+import type { ToolCall, ToolOutcome } from '../schemas/tool-call';
+import { toolDefinitions } from '../schemas/tool-specs';
+import type { CompactionPlan, LogEntry, LoggedOutcome, StepPlan } from '../schemas/transcript-log';
+import { createCompactionActivities } from './compaction';
+import { failuresForTemporal } from './failures';
+import { withHeartbeat } from './heartbeat';
+
+// History by reference, the activities' half: the model and compaction activities receive the
+// step's plan and read the messages from the transcript log; a tool activity writes its own
+// result there and returns a preview. The request is built by the same pure buildContext the
+// workflow used to run, so the model sees exactly what it saw before.
+
+const TOOLS = toolDefinitions();
+
+function need(log: TranscriptLog | undefined): TranscriptLog {
+  if (!log) throw new BadInputError('this worker has no transcript log (createActivities needs transcriptLog): history-by-reference steps cannot run on it');
+  return log;
+}
+
+/** The entries a plan names, by number, after writing the plan's new ones. */
+async function entriesOf(log: TranscriptLog, workflowId: string, entries: readonly LogEntry[], seqs: readonly number[]): Promise<Map<number, LogEntry>> {
+  await log.write(workflowId, entries);
+  const read = await log.read(workflowId, seqs);
+  return new Map(read.map((e) => [e.seq, e]));
+}
+
+/** Builds the model step and compaction activities over the transcript log. */
+export function createTranscriptActivities(deps: { model: Model; log?: TranscriptLog }) {
+  const { compactConversation } = createCompactionActivities({ model: deps.model });
+  return failuresForTemporal({
+    /** One investigation step from its plan: the request rebuilt from the log, the reply's blocks written back. */
+    async callModelOnPlan(plan: StepPlan): Promise<ModelReply> {
+      const log = need(deps.log);
+      const refs = [plan.context.memory, plan.context.agentNotes, plan.context.caseNotes].filter((s): s is number => s !== null);
+      const entries = await entriesOf(log, plan.workflowId, plan.entries, [...layoutSeqs(plan.layout), ...refs]);
+      const bodyAt = (seq: number | null) => (seq === null ? null : (entries.get(seq)?.body ?? null));
+      const built = buildContext({
+        system: SYSTEM_PROMPT,
+        tools: TOOLS,
+        messages: messagesOfLayout(plan.layout, entries),
+        clearedIds: plan.clearedIds,
+        memoryBlock: bodyAt(plan.context.memory) as string | null,
+        agentNotes: bodyAt(plan.context.agentNotes) as AgentNotes | null,
+        caseNotes: bodyAt(plan.context.caseNotes) as CaseNotes | null,
+      });
+      // The workflow checked its skeleton; the whole messages must pass too, or the log and the skeleton disagree.
+      const problems = requestProblems(built);
+      if (problems.length) throw new BadInputError(`the request rebuilt from the transcript log of ${plan.workflowId} breaks the Messages API's rules: ${problems.join('; ')}`);
+      const reply = await withHeartbeat(() => deps.model.create({ purpose: 'investigate', ...built, max_tokens: plan.max_tokens, extra: plan.extra }));
+      const message = assistantMessage(reply);
+      if (message && Array.isArray(message.content)) {
+        await log.write(
+          plan.workflowId,
+          message.content.map((block, i) => messageEntry('assistant', block, plan.replySeq + i)),
+        );
+      }
+      return reply;
+    },
+
+    /** Compaction from its plan: the messages it summarises read from the log. */
+    async compactFromLog(plan: CompactionPlan) {
+      const log = need(deps.log);
+      const entries = await entriesOf(log, plan.workflowId, plan.entries, layoutSeqs(plan.layout));
+      return compactConversation({ messages: messagesOfLayout(plan.layout, entries), previous: plan.previous });
+    },
+  });
+}
+
+type ActivityFn = (...args: never[]) => Promise<unknown>;
+
+const isOutcome = (value: unknown): value is ToolOutcome =>
+  typeof value === 'object' && value !== null && typeof (value as ToolOutcome).content === 'string' && typeof (value as ToolOutcome).is_error === 'boolean';
+
+/**
+ * Tool activities that, when the call names a log entry (ToolCall.log), write their whole
+ * result there and return a preview and the entry instead. A retry that computes a different
+ * result (the records changed meanwhile) returns the one already written: the model and the
+ * log never disagree. Calls without a target behave as before.
+ */
+export function withResultLogging<T extends Record<string, ActivityFn>>(tools: T, log: TranscriptLog | undefined): T {
+  if (!log) return tools;
+  const wrapped: Record<string, ActivityFn> = {};
+  for (const [name, fn] of Object.entries(tools)) {
+    wrapped[name] = async (...args: never[]) => {
+      const outcome = await fn(...args);
+      const call = args[0] as unknown as ToolCall | undefined;
+      if (!call?.log || !isOutcome(outcome)) return outcome;
+      const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: call.context.toolUseId, content: outcome.content, ...(outcome.is_error ? { is_error: true } : {}) };
+      const [stored] = await log.write(call.context.workflowId, [messageEntry('user', block, call.log.seq)], 'keep-stored');
+      const result = (stored?.body as ToolResultBlockParam | undefined) ?? block;
+      const logged: LoggedOutcome = {
+        is_error: result.is_error === true,
+        content: previewOf(resultText(result.content)),
+        logged: { seq: call.log.seq, tokens: estimateBlockTokens(result) },
+      };
+      return logged;
+    };
+  }
+  return failuresForTemporal(wrapped) as T;
+}

@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import type { Pool } from 'pg';
+import { z } from 'zod';
+import { ConflictError, NotFoundError } from '../errors';
+import type { BodyCodec, LogEntry, LogKind } from '../schemas/transcript-log';
+
+// The transcript log (migrations/021_transcript_log.sql): every entry of an investigation
+// written once, its body encoded by the payload codec (encrypted), read back by number.
+
+const Row = z.object({
+  seq: z.number().int(),
+  kind: z.enum(['message', 'memory', 'agent_notes', 'case_notes', 'step']),
+  role: z.enum(['user', 'assistant', 'system']).nullable(),
+  body: z.instanceof(Buffer),
+  sha256: z.string(),
+  tokens: z.number().int(),
+});
+
+/** An entry named by a plan is not in the log (another database, or deleted by retention). */
+export class MissingEntryError extends NotFoundError {}
+
+/** A different body was written for an entry already in the log: a bug, never overwritten. */
+export class EntryConflictError extends ConflictError {}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+/** The body as JSON would carry it, for comparing a retried write with the stored one. */
+const canonical = (value: unknown) => JSON.stringify(value ?? null);
+
+/** How a write treats an entry whose number is taken by a different body. */
+export type OnConflict = 'error' | 'keep-stored';
+
+/** The log of one database, through one codec. */
+export class TranscriptLog {
+  constructor(
+    private readonly pool: Pool,
+    private readonly codec: BodyCodec,
+  ) {}
+
+  /**
+   * Writes entries of `workflowId`; an entry already there with the same body writes nothing
+   * (a retried activity, a replay). A different body for a taken number is an
+   * EntryConflictError naming it, or with `keep-stored` the stored entry wins and is returned.
+   * Returns the stored entries that won over the ones given (empty unless `keep-stored`).
+   */
+  async write(workflowId: string, entries: readonly LogEntry[], onConflict: OnConflict = 'error'): Promise<LogEntry[]> {
+    if (entries.length === 0) return [];
+    const seqs = entries.map((e) => e.seq);
+    if (new Set(seqs).size !== seqs.length) throw new EntryConflictError(`transcript entries of ${workflowId} repeat a number: ${seqs.join(', ')}`);
+    const bodies = await Promise.all(entries.map((e) => this.codec.encode(e.body)));
+    const { rows } = await this.pool.query<{ seq: number }>(
+      `INSERT INTO transcript_log (workflow_id, seq, kind, role, body, sha256, tokens)
+       SELECT $1, s, k, r, b, h, t FROM unnest($2::int[], $3::text[], $4::text[], $5::bytea[], $6::text[], $7::int[]) AS x(s, k, r, b, h, t)
+       ON CONFLICT (workflow_id, seq) DO NOTHING
+       RETURNING seq`,
+      [workflowId, seqs, entries.map((e) => e.kind), entries.map((e) => e.role ?? null), bodies, bodies.map(sha256), entries.map((e) => e.tokens)],
+    );
+    const inserted = new Set(rows.map((r) => r.seq));
+    const existing = entries.filter((e) => !inserted.has(e.seq));
+    if (existing.length === 0) return [];
+    const stored = await this.read(
+      workflowId,
+      existing.map((e) => e.seq),
+    );
+    const kept: LogEntry[] = [];
+    existing.forEach((entry, i) => {
+      const was = stored[i]!;
+      if (was.kind === entry.kind && was.role === entry.role && canonical(was.body) === canonical(entry.body)) return;
+      if (onConflict === 'keep-stored') {
+        kept.push(was);
+        return;
+      }
+      throw new EntryConflictError(`transcript entry ${entry.seq} of ${workflowId} is already written with a different ${entry.kind} body; entries are never overwritten`);
+    });
+    return kept;
+  }
+
+  /** The entries `seqs` of `workflowId`, in the order asked; a missing one is a MissingEntryError naming it. */
+  async read(workflowId: string, seqs: readonly number[]): Promise<LogEntry[]> {
+    if (seqs.length === 0) return [];
+    const { rows } = await this.pool.query('SELECT seq, kind, role, body, sha256, tokens FROM transcript_log WHERE workflow_id = $1 AND seq = ANY($2::int[])', [
+      workflowId,
+      [...new Set(seqs)],
+    ]);
+    const found = new Map<number, LogEntry>();
+    for (const raw of rows) {
+      const row = Row.parse(raw);
+      found.set(row.seq, await this.decodeRow(workflowId, row));
+    }
+    return seqs.map((seq) => {
+      const entry = found.get(seq);
+      if (!entry) throw new MissingEntryError(`transcript entry ${seq} of ${workflowId} is not in transcript_log`);
+      return entry;
+    });
+  }
+
+  /** Every entry of `workflowId` (of the kinds given, all when none), in order. */
+  async all(workflowId: string, kinds?: readonly LogKind[]): Promise<LogEntry[]> {
+    const { rows } = await this.pool.query(
+      `SELECT seq, kind, role, body, sha256, tokens FROM transcript_log
+        WHERE workflow_id = $1 AND ($2::text[] IS NULL OR kind = ANY($2::text[])) ORDER BY seq`,
+      [workflowId, kinds ? [...kinds] : null],
+    );
+    const entries: LogEntry[] = [];
+    for (const raw of rows) entries.push(await this.decodeRow(workflowId, Row.parse(raw)));
+    return entries;
+  }
+
+  private async decodeRow(workflowId: string, row: z.infer<typeof Row>): Promise<LogEntry> {
+    const actual = sha256(row.body);
+    if (actual !== row.sha256) throw new Error(`transcript entry ${row.seq} of ${workflowId} is corrupt: its body hashes to ${actual}, not ${row.sha256}`);
+    const body = await this.codec.decode(row.body);
+    return { seq: row.seq, kind: row.kind, ...(row.role ? { role: row.role } : {}), body, tokens: row.tokens };
+  }
+}

@@ -1,0 +1,40 @@
+import { parseArgs } from 'node:util';
+import type { Config } from '../../config';
+import { transcriptLines } from '../../client/transcript-text';
+import { TranscriptLog } from '../../db/transcript-log';
+import { NotFoundError } from '../../errors';
+import { bodyCodecOf } from '../../temporal/codec/body-codec';
+import { codecFor } from '../../temporal/data-converter';
+import { withDatabase } from '../database';
+import { onlyPositional } from '../usage';
+
+type Out = (line: string) => void;
+
+/**
+ * `casework transcript <workflowId> [--json]`: the whole conversation of an investigation from
+ * the transcript log, across every run of it, decoded with the configured keys: every customer
+ * message, reply and tool result word for word. `--json` prints the entries (seq, role, block).
+ */
+export async function transcriptCommand(args: string[], config: Config, out: Out): Promise<number> {
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
+  const workflowId = onlyPositional(positionals, 'transcript needs one workflow id, e.g. investigation-T-1001');
+  return withDatabase(config, async (db) => {
+    const log = new TranscriptLog(db.app, bodyCodecOf(codecFor(config)));
+    const entries = await log.all(workflowId, ['message']);
+    if (entries.length === 0) {
+      throw new NotFoundError(
+        `the transcript log has no entries for ${workflowId}: check the workflow id (investigation-<ticketId>); runs started before the log existed keep their transcript in history (casework status)`,
+      );
+    }
+    if (values.json)
+      out(
+        JSON.stringify(
+          entries.map((e) => ({ seq: e.seq, role: e.role, block: e.body })),
+          null,
+          2,
+        ),
+      );
+    else transcriptLines(entries).forEach((line) => out(line));
+    return 0;
+  });
+}

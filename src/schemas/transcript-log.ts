@@ -1,0 +1,100 @@
+import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { CaseNotes } from './case-notes';
+
+// The transcript log's shapes (migrations/021_transcript_log.sql): what one entry holds, what
+// the workflow sends the model and compaction activities instead of the messages (the step's
+// plan), and what a tool activity that wrote its own result returns.
+
+/** What an entry is: a content block of the conversation, a version of a context block, or a step record. */
+export type LogKind = 'message' | 'memory' | 'agent_notes' | 'case_notes' | 'step';
+
+/** One entry of the log, decoded. `role` is set for messages only. */
+export interface LogEntry {
+  seq: number;
+  kind: LogKind;
+  role?: MessageParam['role'];
+  /** A ContentBlockParam for messages; the memory text, the notes or a step record otherwise. */
+  body: unknown;
+  /** Offline estimate of the tokens its text carries. */
+  tokens: number;
+}
+
+/** A message entry: one content block, whose. */
+export interface MessageEntry extends LogEntry {
+  kind: 'message';
+  role: MessageParam['role'];
+  body: ContentBlockParam;
+}
+
+/** Encodes entry bodies for storage and back: the payload codec, injected where the log is opened. */
+export interface BodyCodec {
+  encode(value: unknown): Promise<Buffer>;
+  decode(bytes: Uint8Array): Promise<unknown>;
+}
+
+/** One message of the live tail as the plan names it: whose, and the entries of its blocks in order. */
+export interface LayoutMessage {
+  role: MessageParam['role'];
+  seqs: number[];
+}
+
+/** The context blocks of a step, by the entries holding their current versions (null: none). */
+export interface ContextRefs {
+  memory: number | null;
+  agentNotes: number | null;
+  caseNotes: number | null;
+}
+
+/**
+ * What the model activity is sent for one investigation step instead of the messages: entries
+ * to write first (each reaches the log once), the live tail's layout, the cleared results, the
+ * context blocks' versions, and where the reply's blocks go in the log.
+ */
+export interface StepPlan {
+  workflowId: string;
+  entries: LogEntry[];
+  layout: LayoutMessage[];
+  clearedIds: string[];
+  context: ContextRefs;
+  /** The reply's blocks are written at replySeq, replySeq + 1, … */
+  replySeq: number;
+  max_tokens: number;
+  extra?: Record<string, unknown>;
+}
+
+/** What the compaction activity is sent: entries to write first and the layout of the messages it summarises. */
+export interface CompactionPlan {
+  workflowId: string;
+  entries: LogEntry[];
+  layout: LayoutMessage[];
+  previous: CaseNotes | null;
+}
+
+/** Where a tool activity writes its result: the entry's number (set on ToolCall.log by the workflow). */
+export interface LogTarget {
+  seq: number;
+}
+
+/** What a tool activity that wrote its own result returns: the outcome with a short preview, and where it is. */
+export interface LoggedOutcome {
+  is_error: boolean;
+  /** The first characters of the result, for the workflow's evidence notes; the whole text is in the log. */
+  content: string;
+  logged: { seq: number; tokens: number };
+}
+
+/** The transcript log's part of the carried state (history by reference). */
+export interface TranscriptLogState {
+  /** The next free entry number; numbers are unique in the investigation, not always dense. */
+  nextSeq: number;
+  /** Entries numbered but not yet written: the next model or compaction activity writes them. */
+  pending: LogEntry[];
+  /** Messages compacted out of the skeleton (they are in the log). */
+  droppedMessages: number;
+  /** Step records moved out of the carried state into the log. */
+  stepsLogged: number;
+  /** The entries holding the context blocks' current versions. */
+  context: Partial<Record<keyof ContextRefs, { seq: number; version: string }>>;
+  /** What the search attributes and memo last showed, and at which step (they are upserted when it changes, or every few steps). */
+  published?: { key: string; step: number };
+}

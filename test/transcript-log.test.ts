@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTranscriptActivities, withResultLogging } from '../src/activities/transcript-log';
+import { loadConfig } from '../src/config';
+import { EntryConflictError, MissingEntryError, TranscriptLog } from '../src/db/transcript-log';
+import type { Database } from '../src/db/pool';
+import { transcriptCommand } from '../src/main/commands/transcript';
+import type { ToolCall, ToolOutcome } from '../src/schemas/tool-call';
+import type { LogEntry } from '../src/schemas/transcript-log';
+import { bodyCodecOf } from '../src/temporal/codec/body-codec';
+import { codecFor } from '../src/temporal/data-converter';
+import { openTestDatabase, unique } from './support/db';
+
+// The transcript log: every entry of a conversation written once, encrypted with the payload
+// keys, read back word for word by number and by `casework transcript`.
+
+let db: Database;
+let log: TranscriptLog;
+const config = loadConfig();
+before(async () => {
+  db = await openTestDatabase();
+  log = new TranscriptLog(db.app, bodyCodecOf(codecFor(config)));
+});
+after(async () => {
+  await db?.close();
+});
+
+const result = (seq: number, text: string, id = `toolu_${seq}`): LogEntry => ({
+  seq,
+  kind: 'message',
+  role: 'user',
+  body: { type: 'tool_result', tool_use_id: id, content: text },
+  tokens: Math.ceil(text.length / 4),
+});
+const rows = async (workflowId: string) => Number((await db.admin.query('SELECT count(*) AS n FROM transcript_log WHERE workflow_id = $1', [workflowId])).rows[0].n);
+
+describe('transcript log', () => {
+  test('the same entry written twice is stored once and read back word for word', async () => {
+    const workflowId = unique('investigation');
+    const entry = result(1, 'Parcel 5102 scanned at Tilburg hub, bag 44. '.repeat(300));
+    await log.write(workflowId, [entry]);
+    await log.write(workflowId, [entry]);
+    assert.equal(await rows(workflowId), 1);
+    const [read] = await log.read(workflowId, [1]);
+    assert.deepEqual(read, entry);
+  });
+
+  test('a different body for an entry already written is refused, naming it', async () => {
+    const workflowId = unique('investigation');
+    await log.write(workflowId, [result(3, 'first words')]);
+    await assert.rejects(log.write(workflowId, [result(3, 'other words')]), (e) => e instanceof EntryConflictError && e.message.includes(`entry 3 of ${workflowId}`));
+    const [kept] = await log.write(workflowId, [result(3, 'other words')], 'keep-stored');
+    assert.equal((kept!.body as { content: string }).content, 'first words');
+  });
+
+  test('bodies are ciphertext at rest', async () => {
+    const workflowId = unique('investigation');
+    await log.write(workflowId, [result(1, 'card ending 4242, delivered to Keizersgracht 12')]);
+    const { rows: raw } = await db.admin.query('SELECT body FROM transcript_log WHERE workflow_id = $1', [workflowId]);
+    const bytes = Buffer.from(raw[0].body).toString('latin1');
+    assert.ok(!bytes.includes('Keizersgracht') && !bytes.includes('4242'), 'no customer text in the stored bytes');
+  });
+
+  test('an entry a plan names that is not in the log is an error naming it', async () => {
+    await assert.rejects(log.read('investigation-none', [7]), (e) => e instanceof MissingEntryError && /entry 7 of investigation-none/.test(e.message));
+  });
+
+  test('a retried tool activity writes its result once and returns only a preview', async () => {
+    const workflowId = unique('investigation');
+    const long = 'Tracking event: out for delivery, Tilburg. '.repeat(400);
+    let calls = 0;
+    const tools = withResultLogging(
+      {
+        async get_tracking_events(_call: ToolCall): Promise<ToolOutcome> {
+          calls += 1;
+          return { is_error: false, content: calls === 1 ? long : 'the records changed meanwhile' };
+        },
+      },
+      log,
+    );
+    const call: ToolCall = {
+      name: 'get_tracking_events',
+      input: { order_id: '5102' },
+      context: { workflowId, ticketId: 'T-1', customerId: 'c', toolUseId: 'toolu_a' },
+      log: { seq: 5 },
+    };
+    const first = (await tools.get_tracking_events(call)) as unknown as { content: string; logged: { seq: number; tokens: number } };
+    const retried = (await tools.get_tracking_events(call)) as unknown as { content: string; logged: { seq: number } };
+    assert.equal(await rows(workflowId), 1, 'the retry wrote nothing');
+    assert.ok(first.content.length < 200, 'only a preview goes back to the workflow');
+    assert.equal(retried.content, first.content, 'the result already written wins over a retry that computed another');
+    assert.deepEqual(first.logged, { seq: 5, tokens: Math.ceil(long.length / 4) });
+    const [stored] = await log.read(workflowId, [5]);
+    assert.equal((stored!.body as { content: string }).content, long);
+  });
+
+  test('a plan naming entries the worker cannot read fails clearly without a log', async () => {
+    const { callModelOnPlan } = createTranscriptActivities({ model: { label: 'none', offline: true, create: async () => assert.fail('no call') } });
+    await assert.rejects(
+      callModelOnPlan({ workflowId: 'w', entries: [], layout: [], clearedIds: [], context: { memory: null, agentNotes: null, caseNotes: null }, replySeq: 1, max_tokens: 10 }),
+      /no transcript log/,
+    );
+  });
+
+  test('casework transcript prints every entry word for word, and --json the blocks', async () => {
+    const workflowId = unique('investigation');
+    const long = 'Carrier note: left with neighbour at no. 14. '.repeat(200);
+    await log.write(workflowId, [
+      { seq: 1, kind: 'message', role: 'user', body: { type: 'text', text: 'Customer message:\nWhere is my parcel?' }, tokens: 5 },
+      { seq: 2, kind: 'message', role: 'assistant', body: { type: 'tool_use', id: 'toolu_x', name: 'get_tracking_events', input: { order_id: '5102' } }, tokens: 9 },
+      result(3, long, 'toolu_x'),
+      { seq: 4, kind: 'memory', body: '<customer_memory>likes email</customer_memory>', tokens: 5 },
+    ]);
+    const lines: string[] = [];
+    const cfg = { ...config, DATABASE_URL: db.url };
+    assert.equal(await transcriptCommand([workflowId], cfg, (l) => lines.push(l)), 0);
+    const text = lines.join('\n');
+    assert.match(text, /#1 customer\nWhere is my parcel\?/);
+    assert.match(text, /#3 tool result get_tracking_events \(toolu_x\)/);
+    assert.ok(text.includes(long), 'the whole tool result, word for word');
+    assert.ok(!text.includes('likes email'), 'context versions are not conversation entries');
+    const json: string[] = [];
+    await transcriptCommand([workflowId, '--json'], cfg, (l) => json.push(l));
+    const entries = JSON.parse(json.join('\n')) as { seq: number; block: { content?: string } }[];
+    assert.deepEqual(
+      entries.map((e) => e.seq),
+      [1, 2, 3],
+    );
+    assert.equal(entries[2]!.block.content, long);
+    await assert.rejects(
+      transcriptCommand(['investigation-nobody'], cfg, () => undefined),
+      /no entries for investigation-nobody/,
+    );
+  });
+});
