@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readStatus } from '../src/client/investigations';
-import type { InvestigationStatus } from '../src/schemas/investigation';
 import { resumeUpdate } from '../src/workflows/investigation-api';
-import { deskStack, ZENDESK_REQUESTER } from './support/desk-stack';
-import { answer, calls, toolUse, type ScriptStep } from './support/scripted-model';
+import { deskStack, openZendeskCase, postsSettled, postZendeskWebhook, ZENDESK_REQUESTER } from './support/desk-stack';
+import { answer, calls, toolUse } from './support/scripted-model';
 import { settle } from './support/scripted-run';
 
 // The desk outbox lives in the workflow's state, so it outlives the run that filled it: posts
@@ -12,32 +10,6 @@ import { settle } from './support/scripted-run';
 // after the last one broke), each exactly once. Two model steps per run force continue-as-new.
 
 const stack = deskStack({ settings: { CASEWORK_MAX_STEPS_PER_RUN: '2' } });
-
-async function postWebhook(ticketId: number, commentId: number): Promise<void> {
-  const { body, headers } = stack.standin.commentWebhook(ticketId, commentId);
-  const res = await fetch(`${stack.server.url}/webhooks/zendesk`, { method: 'POST', headers, body });
-  assert.equal(res.status, 202, await res.text());
-}
-
-async function openCase(text: string, script: ScriptStep[]): Promise<{ ticketId: number; workflowId: string; status: InvestigationStatus }> {
-  const { ticketId, commentId } = stack.standin.createTicket({ requesterId: ZENDESK_REQUESTER, subject: 'Order', body: text });
-  const workflowId = `investigation-zendesk-${ticketId}`;
-  stack.model.script(workflowId, script);
-  await postWebhook(ticketId, commentId);
-  return { ticketId, workflowId, status: await settle(stack.tw, stack.model, workflowId) };
-}
-
-/** Waits until the outbox is empty with at least `done` posts made or refused. */
-async function postsSettled(workflowId: string, done: number): Promise<InvestigationStatus> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const status = await readStatus(stack.tw.client, workflowId);
-    const outbox = status.desk;
-    if (outbox && outbox.pending.length === 0 && outbox.posted + outbox.failed.length >= done) return status;
-    if (Date.now() > deadline) throw new Error(`${workflowId}: desk posts did not settle: ${JSON.stringify(outbox)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** postToDesk activities each run of `workflowId` scheduled, oldest run first. */
 async function postsPerRun(workflowId: string, runs: number): Promise<number[]> {
@@ -68,13 +40,13 @@ const notes = (ticketId: number) => agentComments(ticketId).filter((c) => !c.pub
 
 describe('the desk outbox across runs', () => {
   it('a note queued just before continue-as-new is carried into the next run and posted there, once', async () => {
-    const { ticketId, workflowId, status } = await openCase('Order 5102 never arrived, I want my money back.', [
+    const { ticketId, workflowId, status } = await openZendeskCase(stack, 'Order 5102 never arrived, I want my money back.', [
       calls(toolUse('get_order', { order_id: '5102' })),
       calls(toolUse('request_refund', { order_id: '5102', amount_cents: 1000, reason: 'Marked delivered but never received.' })),
       answer('I have asked a colleague to approve a refund for order 5102.'),
     ]);
     assert.equal(status.status, 'awaiting_approval');
-    const settled = await postsSettled(workflowId, 2);
+    const settled = await postsSettled(stack, workflowId, 2);
     assert.ok(settled.continuedAsNew >= 1, `continued as new ${settled.continuedAsNew} times`);
     // The first run queued the refund note and continued as new before posting anything; the second posted both.
     assert.deepEqual(await postsPerRun(workflowId, 2), [0, 2]);
@@ -86,12 +58,12 @@ describe('the desk outbox across runs', () => {
 
   it('a refused reply is carried across continue-as-new after a person resumes the case, and goes out once before the next', async () => {
     stack.standin.inject({ kind: 'unauthorized', count: 1 });
-    const { ticketId, workflowId } = await openCase('Where is order 5102?', [
+    const { ticketId, workflowId } = await openZendeskCase(stack, 'Where is order 5102?', [
       calls(toolUse('get_order', { order_id: '5102' })),
       answer('It left the warehouse yesterday.'),
       answer('Following up: it arrives tomorrow.'),
     ]);
-    const refused = await postsSettled(workflowId, 1);
+    const refused = await postsSettled(stack, workflowId, 1);
     assert.equal(refused.status, 'needs_human');
     assert.deepEqual(
       refused.desk!.failed.map((f) => f.body),
@@ -101,7 +73,7 @@ describe('the desk outbox across runs', () => {
 
     // Credentials fixed, a person resumes: the run has used its two steps, so the re-queued reply rides continue-as-new.
     await stack.tw.client.workflow.getHandle(workflowId).executeUpdate(resumeUpdate, { args: [{ by: 'sam', note: 'Token rotated.' }] });
-    const done = await postsSettled(workflowId, 2);
+    const done = await postsSettled(stack, workflowId, 2);
     assert.ok(done.continuedAsNew >= 1);
     assert.deepEqual(done.desk!.failed, []);
     assert.deepEqual(publicReplies(ticketId), ['It left the warehouse yesterday.', 'Following up: it arrives tomorrow.']);
@@ -110,19 +82,19 @@ describe('the desk outbox across runs', () => {
 
   it('a run recovered after the last one was terminated re-sends its refused reply once, then answers', async () => {
     stack.standin.inject({ kind: 'unauthorized', count: 1 });
-    const { ticketId, workflowId } = await openCase('Hello, is anyone there?', [
+    const { ticketId, workflowId } = await openZendeskCase(stack, 'Hello, is anyone there?', [
       answer('Hello! Let me check that for you.'),
       answer('Sorry for the delay on our side: your order ships today.'),
     ]);
-    const refused = await postsSettled(workflowId, 1);
+    const refused = await postsSettled(stack, workflowId, 1);
     assert.equal(refused.status, 'needs_human');
     await stack.tw.client.workflow.getHandle(workflowId).terminate('test: the run broke');
 
     // The customer writes again: the webhook starts a run that carries the broken one's state, outbox included.
     const commentId = stack.standin.addCustomerComment(ticketId, ZENDESK_REQUESTER, 'Hello again?');
-    await postWebhook(ticketId, commentId);
+    await postZendeskWebhook(stack, ticketId, commentId);
     await settle(stack.tw, stack.model, workflowId, refused.step);
-    const done = await postsSettled(workflowId, 2);
+    const done = await postsSettled(stack, workflowId, 2);
     assert.equal(done.recoveredFrom?.runStatus, 'TERMINATED');
     assert.deepEqual(done.desk!.failed, []);
     assert.deepEqual(publicReplies(ticketId), ['Hello! Let me check that for you.', 'Sorry for the delay on our side: your order ships today.']);

@@ -2,16 +2,15 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { decideRefund, deliverEvent, readStatus } from '../src/client/investigations';
+import { decideRefund, deliverEvent } from '../src/client/investigations';
 import { verifyCaseworkWebhook } from '../src/desk/webhook-client';
 import { startMetricsEndpoint } from '../src/observability/endpoint';
 import { investigationId } from '../src/schemas/event';
-import type { InvestigationStatus } from '../src/schemas/investigation';
 import { humanReplyUpdate } from '../src/workflows/investigation-api';
 import { HOLDING_REPLY } from '../src/workflows/hand-off';
-import { CUSTOMER, deskStack, ZENDESK_REQUESTER } from './support/desk-stack';
+import { CUSTOMER, deskStack, openZendeskCase, postsSettled } from './support/desk-stack';
 import { settingsWith, ticket } from './support/investigate';
-import { answer, calls, reply, toolUse, type ScriptStep } from './support/scripted-model';
+import { answer, calls, reply, toolUse } from './support/scripted-model';
 import { settle } from './support/scripted-run';
 import { startTestWorker, type TestWorker } from './support/temporal';
 
@@ -21,29 +20,6 @@ import { startTestWorker, type TestWorker } from './support/temporal';
 
 const stack = deskStack();
 
-/** Opens a Zendesk ticket on the stand-in, sends its signed webhook to the server, and waits for the answer. */
-async function openCase(text: string, script: ScriptStep[]): Promise<{ ticketId: number; workflowId: string; status: InvestigationStatus }> {
-  const { ticketId, commentId } = stack.standin.createTicket({ requesterId: ZENDESK_REQUESTER, subject: 'Order', body: text });
-  const workflowId = `investigation-zendesk-${ticketId}`;
-  stack.model.script(workflowId, script);
-  const { body, headers } = stack.standin.commentWebhook(ticketId, commentId);
-  const res = await fetch(`${stack.server.url}/webhooks/zendesk`, { method: 'POST', headers, body });
-  assert.equal(res.status, 202, await res.text());
-  return { ticketId, workflowId, status: await settle(stack.tw, stack.model, workflowId) };
-}
-
-/** Waits until the run's desk outbox is empty with `done` posts made or refused. */
-async function postsSettled(workflowId: string, done: number): Promise<InvestigationStatus> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const status = await readStatus(stack.tw.client, workflowId);
-    const outbox = status.desk;
-    if (outbox && outbox.pending.length === 0 && outbox.posted + outbox.failed.length >= done) return status;
-    if (Date.now() > deadline) throw new Error(`${workflowId}: desk posts did not settle: ${JSON.stringify(outbox)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 const agentComments = (ticketId: number) => stack.standin.ticket(ticketId)!.comments.filter((c) => c.author_id === stack.standin.agent.id);
 const publicReplies = (ticketId: number) => agentComments(ticketId).filter((c) => c.public);
 const notes = (ticketId: number) => agentComments(ticketId).filter((c) => !c.public);
@@ -51,8 +27,8 @@ const notes = (ticketId: number) => agentComments(ticketId).filter((c) => !c.pub
 describe('replies and notes to Zendesk, exactly once', () => {
   it('a reply whose post was applied but never answered is not posted twice', async () => {
     stack.standin.inject({ kind: 'apply_then_timeout', count: 1, hangMs: 5_000 });
-    const { ticketId, workflowId } = await openCase('My parcel never came.', [answer('I am sorry: I have found it and it will arrive tomorrow.')]);
-    const status = await postsSettled(workflowId, 1);
+    const { ticketId, workflowId } = await openZendeskCase(stack, 'My parcel never came.', [answer('I am sorry: I have found it and it will arrive tomorrow.')]);
+    const status = await postsSettled(stack, workflowId, 1);
     assert.equal(status.desk!.posted, 1);
     assert.deepEqual(
       publicReplies(ticketId).map((c) => c.body),
@@ -64,8 +40,8 @@ describe('replies and notes to Zendesk, exactly once', () => {
   it('waits out a 429 with Retry-After, then posts once', async () => {
     stack.standin.inject({ kind: 'rate_limit', count: 1, retryAfterSeconds: 1 });
     const before = stack.standin.requests.filter((r) => r.status === 429).length;
-    const { ticketId, workflowId } = await openCase('Is my order on its way?', [answer('Yes, it left the warehouse this morning.')]);
-    await postsSettled(workflowId, 1);
+    const { ticketId, workflowId } = await openZendeskCase(stack, 'Is my order on its way?', [answer('Yes, it left the warehouse this morning.')]);
+    await postsSettled(stack, workflowId, 1);
     assert.equal(stack.standin.requests.filter((r) => r.status === 429).length, before + 1);
     assert.deepEqual(
       publicReplies(ticketId).map((c) => c.body),
@@ -75,8 +51,8 @@ describe('replies and notes to Zendesk, exactly once', () => {
 
   it('a 401 puts the case in needs_human, keeps the reply, and posts it once a person answers', async () => {
     stack.standin.inject({ kind: 'unauthorized', count: 1 });
-    const { ticketId, workflowId } = await openCase('Hello?', [answer('Hello! Let me check that for you.')]);
-    const status = await postsSettled(workflowId, 1);
+    const { ticketId, workflowId } = await openZendeskCase(stack, 'Hello?', [answer('Hello! Let me check that for you.')]);
+    const status = await postsSettled(stack, workflowId, 1);
     assert.equal(status.status, 'needs_human');
     assert.match(status.handOff!.reason, /could not post reply 1 to the desk ticket: zendesk refused casework's credentials .*HTTP 401.*CASEWORK_ZENDESK_API_TOKEN/);
     assert.doesNotMatch(status.handOff!.reason, new RegExp(stack.standin.agent.apiToken));
@@ -88,7 +64,7 @@ describe('replies and notes to Zendesk, exactly once', () => {
 
     // The credentials fixed, a person answers: the held reply goes out first, then theirs, each once.
     await stack.tw.client.workflow.getHandle(workflowId).executeUpdate(humanReplyUpdate, { args: [{ by: 'sam', text: 'Sam here: your parcel is with the neighbour.' }] });
-    await postsSettled(workflowId, 2);
+    await postsSettled(stack, workflowId, 2);
     assert.deepEqual(
       publicReplies(ticketId).map((c) => c.body),
       ['Hello! Let me check that for you.', 'Sam here: your parcel is with the neighbour.'],
@@ -96,9 +72,9 @@ describe('replies and notes to Zendesk, exactly once', () => {
   });
 
   it('a case that needs a person tells the customer on the ticket and leaves the team an internal note saying why', async () => {
-    const { ticketId, workflowId, status } = await openCase('Refund me now!', [reply([], { stop_reason: 'refusal' })]);
+    const { ticketId, workflowId, status } = await openZendeskCase(stack, 'Refund me now!', [reply([], { stop_reason: 'refusal' })]);
     assert.equal(status.status, 'needs_human');
-    await postsSettled(workflowId, 2);
+    await postsSettled(stack, workflowId, 2);
     assert.deepEqual(
       publicReplies(ticketId).map((c) => c.body),
       [HOLDING_REPLY],
@@ -110,14 +86,14 @@ describe('replies and notes to Zendesk, exactly once', () => {
   });
 
   it('a refund awaiting approval leaves a note with amount, order, evidence and how to approve; the issued refund another', async () => {
-    const { ticketId, workflowId, status } = await openCase('Order 5102 never arrived, I want my money back.', [
+    const { ticketId, workflowId, status } = await openZendeskCase(stack, 'Order 5102 never arrived, I want my money back.', [
       calls(toolUse('get_order', { order_id: '5102' })),
       calls(toolUse('request_refund', { order_id: '5102', amount_cents: 1000, reason: 'Marked delivered but never received.' })),
       answer('I have asked a colleague to approve a refund of 10.00 for order 5102.'),
       answer('Your refund has been issued.'),
     ]);
     assert.equal(status.status, 'awaiting_approval');
-    await postsSettled(workflowId, 2);
+    await postsSettled(stack, workflowId, 2);
     const waiting = notes(ticketId)[0]!.body;
     for (const part of [
       // The demo shop's orders are in pounds: the note says so, in the order's own currency.
@@ -134,7 +110,7 @@ describe('replies and notes to Zendesk, exactly once', () => {
 
     await decideRefund(stack.tw.client, workflowId, { requestId: status.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
     await settle(stack.tw, stack.model, workflowId, status.step);
-    await postsSettled(workflowId, 4);
+    await postsSettled(stack, workflowId, 4);
     assert.match(notes(ticketId)[1]!.body, /refund .* of £10\.00 for order 5102 was issued, approved by support-lead/);
     assert.deepEqual(
       publicReplies(ticketId).map((c) => c.body),
@@ -143,13 +119,13 @@ describe('replies and notes to Zendesk, exactly once', () => {
   });
 
   it('a denied refund leaves the team a note saying who denied it and why, and opens the ticket again', async () => {
-    const { ticketId, workflowId, status } = await openCase('Refund order 5102, it never came.', [
+    const { ticketId, workflowId, status } = await openZendeskCase(stack, 'Refund order 5102, it never came.', [
       calls(toolUse('request_refund', { order_id: '5102', amount_cents: 1000, reason: 'Customer says it never arrived.' })),
       answer('I have asked a colleague to look at a refund for order 5102.'),
       answer('I am sorry: the refund was not approved, because the courier has a signature.'),
     ]);
     assert.equal(status.status, 'awaiting_approval');
-    await postsSettled(workflowId, 2);
+    await postsSettled(stack, workflowId, 2);
     assert.equal(stack.standin.ticket(ticketId)!.status, 'pending');
 
     await decideRefund(stack.tw.client, workflowId, {
@@ -159,7 +135,7 @@ describe('replies and notes to Zendesk, exactly once', () => {
       reason: 'signed for by the customer',
     });
     await settle(stack.tw, stack.model, workflowId, status.step);
-    await postsSettled(workflowId, 4);
+    await postsSettled(stack, workflowId, 4);
     assert.deepEqual(
       notes(ticketId).map((n) => n.body.split('\n')[0]),
       [

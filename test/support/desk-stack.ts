@@ -1,11 +1,15 @@
+import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
+import { readStatus } from '../../src/client/investigations';
 import { loadConfig } from '../../src/config';
 import type { Database } from '../../src/db/pool';
 import { startDeskStandin, type DeskStandin } from '../../src/dev/desk-standin';
 import { startServer, type RunningServer } from '../../src/server/start';
 import type { RequestLog } from '../../src/server/app';
+import type { InvestigationStatus } from '../../src/schemas/investigation';
 import { openTestDatabase } from './db';
-import { scriptedModel, type ScriptedModel } from './scripted-model';
+import { scriptedModel, type ScriptedModel, type ScriptStep } from './scripted-model';
+import { settle } from './scripted-run';
 import { startTestWorker, type TestWorker } from './temporal';
 
 // The whole desk loop for one test file: the Zendesk stand-in (a test double of Zendesk), a real
@@ -75,4 +79,32 @@ export function deskStack(options: { env?: Record<string, string>; settings?: Re
     await stack.standin?.close();
   });
   return stack;
+}
+
+/** Sends the stand-in's signed webhook for a comment to the server; it must be accepted (202). */
+export async function postZendeskWebhook(stack: DeskStack, ticketId: number, commentId: number): Promise<void> {
+  const { body, headers } = stack.standin.commentWebhook(ticketId, commentId);
+  const res = await fetch(`${stack.server.url}/webhooks/zendesk`, { method: 'POST', headers, body });
+  assert.equal(res.status, 202, await res.text());
+}
+
+/** Opens a Zendesk ticket on the stand-in, sends its signed webhook to the server, and waits for the answer. */
+export async function openZendeskCase(stack: DeskStack, text: string, script: ScriptStep[]): Promise<{ ticketId: number; workflowId: string; status: InvestigationStatus }> {
+  const { ticketId, commentId } = stack.standin.createTicket({ requesterId: ZENDESK_REQUESTER, subject: 'Order', body: text });
+  const workflowId = `investigation-zendesk-${ticketId}`;
+  stack.model.script(workflowId, script);
+  await postZendeskWebhook(stack, ticketId, commentId);
+  return { ticketId, workflowId, status: await settle(stack.tw, stack.model, workflowId) };
+}
+
+/** Waits until the run's desk outbox is empty with at least `done` posts made or refused. */
+export async function postsSettled(stack: DeskStack, workflowId: string, done: number): Promise<InvestigationStatus> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = await readStatus(stack.tw.client, workflowId);
+    const outbox = status.desk;
+    if (outbox && outbox.pending.length === 0 && outbox.posted + outbox.failed.length >= done) return status;
+    if (Date.now() > deadline) throw new Error(`${workflowId}: desk posts did not settle: ${JSON.stringify(outbox)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
