@@ -58,6 +58,9 @@ describe('casework bench capacity', { skip: !baseUrl && 'needs DATABASE_URL: the
       assert.ok(n > 0 && n <= 10, `${n} follow-ups`);
       assert.deepEqual([...run.cached.replies, ...run.evicted.replies], Array(n).fill(1));
       assert.equal(run.replay.n, n);
+      // Every follow-up's history holds its signal and the desk post that carried the reply.
+      assert.equal(run.timelines.cached.length, run.cached.n);
+      assert.equal(run.timelines.evicted.length, run.evicted.n);
       assert.ok(run.history.medianBytes > 0 && run.history.medianEvents > 0);
     }
   });
@@ -75,11 +78,16 @@ describe('casework bench capacity', { skip: !baseUrl && 'needs DATABASE_URL: the
       /^ {2}cached +\d+ +1 +[\d.]+ +[\d.]+ +[\d.]+\/[\d.]+ +-?[\d.]+ +-?[\d.]+$/,
       /^ {2}replay \(Worker\.runReplayHistories\): \d+ workflows of \d+ events/,
       /^ {2}history per case after one follow-up: [\d,.]+ bytes median/,
+      /^ {2}replay's data converter per workflow: [\d.]+ payloads decrypted \([\d.]+ ms\), [\d.]+ fetched from the payload store/,
+      /^ {2}where a follow-up's time went \(history event times/,
+      /^ {2}send → reply at the desk +[\d.]+\/[\d.]+/,
       /^ {2}target: RSS grows sub-linearly once the cache is full — /,
       /^ {2}target: an evicted workflow resumes with p95 ≤ 250 ms of orchestration on top of the model's own time — /,
     ])
       assert.equal(lines.filter((l) => pattern.test(l)).length, 2, `${pattern} in both tables:\n${lines.join('\n')}`);
     assert.equal(lines.filter((l) => /^ {2}evicted \(replayed\) +\d+ +1 /.test(l)).length >= 1, true);
+    // The small cache's table attributes cached and evicted follow-ups side by side.
+    assert.match(lines.find((l) => /^ {2}part +cached \(\d+\) +evicted \(\d+\)$/.test(l)) ?? lines.join('\n'), /evicted/);
   });
 
   it('refuses a cache smaller than the SDK allows, and runs only with a database both processes reach', async () => {

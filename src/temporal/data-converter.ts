@@ -41,9 +41,13 @@ export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
  * the threshold is measured on the encrypted payload. Failure messages and stacks are encoded
  * into payloads first (FAILURE_CONVERTER_PATH), so the codec encrypts them too.
  */
-export function dataConverterFor(config: Config, pool: Pool | undefined, options: { codec?: EncryptionCodec } = {}): DataConverter {
+export function dataConverterFor(
+  config: Config,
+  pool: Pool | undefined,
+  options: { codec?: Pick<EncryptionCodec, 'encode' | 'decode'>; driver?: StorageDriver } = {},
+): DataConverter {
   const codec = options.codec ?? codecFor(config);
-  const driver = storageDriverFor(config, pool);
+  const driver = options.driver ?? storageDriverFor(config, pool);
   return {
     failureConverterPath: FAILURE_CONVERTER_PATH,
     payloadCodecs: [codec],

@@ -1,3 +1,5 @@
+import { timelineTable, type FollowUpTimeline } from './capacity-timeline';
+
 // What the capacity bench measured, and how it prints it: one table per run, and both targets.
 
 /** The target the bench states: orchestration on top of the model's own time, p95, for an evicted workflow. */
@@ -36,7 +38,19 @@ export interface CapacityRun {
   rss: RssSample[];
   cached: LatencyStats;
   evicted: LatencyStats;
-  replay: { n: number; p50: number; p95: number; events: number };
+  replay: {
+    n: number;
+    p50: number;
+    p95: number;
+    events: number;
+    /** Per replayed workflow: payloads decrypted and the ms it took; payloads fetched from the payload store and the ms it took. */
+    decodedPerWorkflow: number;
+    decodeMsPerWorkflow: number;
+    fetchedPerWorkflow: number;
+    fetchMsPerWorkflow: number;
+  };
+  /** Where each sampled follow-up's time went, from its history's event times. */
+  timelines: { cached: FollowUpTimeline[]; evicted: FollowUpTimeline[] };
   history: { n: number; medianBytes: number; maxBytes: number; medianEvents: number };
   /** KB of worker RSS per added case while the cache filled, and after it was full (null when it never filled). */
   kbPerCase: { filling: number; full: number | null };
@@ -78,6 +92,16 @@ export function capacityTable(run: CapacityRun): string[] {
   }
   lines.push(
     `  replay (Worker.runReplayHistories): ${run.replay.n} workflows of ${run.replay.events} events (median), p50 ${run.replay.p50} ms, p95 ${run.replay.p95} ms per workflow`,
+  );
+  const r = run.replay;
+  lines.push(
+    `  replay's data converter per workflow: ${r.decodedPerWorkflow} payloads decrypted (${r.decodeMsPerWorkflow} ms), ${r.fetchedPerWorkflow} fetched from the payload store (${r.fetchMsPerWorkflow} ms)`,
+  );
+  lines.push(
+    ...timelineTable([
+      { name: 'cached', timelines: run.timelines.cached },
+      { name: 'evicted', timelines: run.timelines.evicted },
+    ]),
   );
   lines.push(
     `  history per case after one follow-up: ${n(run.history.medianBytes)} bytes median, ${n(run.history.maxBytes)} max, ${run.history.medianEvents} events (${run.history.n} cases)`,

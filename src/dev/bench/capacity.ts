@@ -12,13 +12,15 @@ import { openDatabase } from '../../db/pool';
 import { investigationId, type TicketEvent } from '../../schemas/event';
 import { investigationSettings } from '../../settings';
 import { connectClient } from '../../temporal/client';
-import { dataConverterFor } from '../../temporal/data-converter';
+import { codecFor, dataConverterFor, storageDriverFor } from '../../temporal/data-converter';
+import type { Payload, StorageDriver } from '@temporalio/common';
 import { installTelemetry } from '../../observability/logging';
 import { writeWorkflowBundle } from '../../worker';
 import { seedDemoData } from '../demo-data/seed';
 import { startDevServer } from '../env/dev-server';
 import { startWorkerProcess, rssMb } from './capacity-process';
 import { capacityTable, type CapacityResult, type CapacityRun, type LatencyStats, type RssSample } from './capacity-report';
+import { followUpTimeline, type FollowUpTimeline } from './capacity-timeline';
 import { startReplyReceiver, type ReplyReceiver } from './reply-receiver';
 import { median, percentile } from './stats';
 
@@ -90,6 +92,43 @@ function latencyStats(samples: { ms: number; modelMs: number; replies: number }[
   };
 }
 
+/** Payloads through one stage of the data converter, and the milliseconds spent there. */
+interface Counted {
+  payloads: number;
+  ms: number;
+}
+
+/**
+ * The bench's replay data converter, the worker's own (the same codec and payload store), with
+ * each stage counted: payloads decrypted, and payloads fetched from the payload store.
+ */
+function countingParts(config: Config, pool: Pool): { dataConverter: ReturnType<typeof dataConverterFor>; decoded: Counted; fetched: Counted } {
+  const decoded: Counted = { payloads: 0, ms: 0 };
+  const fetched: Counted = { payloads: 0, ms: 0 };
+  const timed = async <T>(into: Counted, n: number, fn: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await fn();
+    } finally {
+      into.payloads += n;
+      into.ms += performance.now() - started;
+    }
+  };
+  const codec = codecFor(config);
+  const countingCodec = {
+    encode: (payloads: Payload[]) => codec.encode(payloads),
+    decode: (payloads: Payload[]) => timed(decoded, payloads.length, () => codec.decode(payloads)),
+  };
+  const store = storageDriverFor(config, pool);
+  const driver: StorageDriver | undefined = store && {
+    name: store.name,
+    type: store.type,
+    store: (context, payloads) => store.store(context, payloads),
+    retrieve: (context, claims) => timed(fetched, claims.length, () => store.retrieve(context, claims)),
+  };
+  return { dataConverter: dataConverterFor(config, pool, { codec: countingCodec, ...(driver ? { driver } : {}) }), decoded, fetched };
+}
+
 interface RunContext {
   config: Config;
   client: Client;
@@ -158,12 +197,17 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
     const outOfCache = answered.length > slots ? answered.slice(0, Math.max(0, answered.length - slots - margin)) : [];
     const evictedPick = pick(outOfCache, half);
     const cachedPick = pick(inCache, ctx.sample - evictedPick.length);
+    // Epoch times of each follow-up's send and reply, to set against its history's event times.
+    const sentAt = new Map<string, number>();
+    const replyAt = new Map<string, number>();
     // Cached ones first: a follow-up to an evicted case pushes the least recent case out, never a recent one.
     const followUp = async (ticketId: string) => {
       const workflowId = investigationId(ticketId);
       const sent = performance.now();
+      sentAt.set(workflowId, performance.timeOrigin + sent);
       await deliverEvent(ctx.client, ctx.pool, ticketEvent(ticketId, `${ticketId}-2`, FOLLOW_UP, 'ticket.message'), { taskQueue, settings });
       const reply = await ctx.receiver.waitFor(workflowId, 2, 120_000);
+      replyAt.set(workflowId, performance.timeOrigin + reply.at);
       const modelMs = (await worker.status()).modelMs[ticketId] ?? 0;
       return { ms: reply.at - sent, modelMs, replies: ctx.receiver.replies(workflowId).filter((r) => r.sequence > 1).length };
     };
@@ -185,15 +229,18 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
       const described = await ctx.client.workflow.getHandle(id).describe();
       sizes.push({ events: described.historyLength, bytes: Number(described.raw.workflowExecutionInfo?.historySizeBytes ?? 0) });
     }
-    const histories = [];
+    const histories: { workflowId: string; history: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>> }[] = [];
     for (const id of sampled) histories.push({ workflowId: id, history: await ctx.client.workflow.getHandle(id).fetchHistory() });
+    const timelineOf = (ids: string[]) =>
+      ids
+        .map(investigationId)
+        .map((id) => followUpTimeline(histories.find((h) => h.workflowId === id)?.history.events ?? [], sentAt.get(id) ?? NaN, replyAt.get(id) ?? NaN))
+        .filter((t): t is FollowUpTimeline => t !== null);
     // The first history is replayed twice and its first time dropped: it includes the replay worker's start.
     const replayMs: number[] = [];
+    const counted = countingParts(config, ctx.pool);
     let mark = performance.now();
-    const replays = Worker.runReplayHistories({ workflowBundle: { codePath: ctx.bundlePath }, dataConverter: dataConverterFor(config, ctx.pool) }, [
-      ...histories.slice(0, 1),
-      ...histories,
-    ]);
+    const replays = Worker.runReplayHistories({ workflowBundle: { codePath: ctx.bundlePath }, dataConverter: counted.dataConverter }, [...histories.slice(0, 1), ...histories]);
     for await (const result of replays) {
       if (result.error) throw new Error(`replaying ${result.workflowId} failed: ${result.error.message}`);
       const now = performance.now();
@@ -201,6 +248,7 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
       mark = now;
     }
     replayMs.shift();
+    const replayed = histories.length + 1;
     const sortedReplay = [...replayMs].sort((a, b) => a - b);
     const bytes = sizes.map((s) => s.bytes).sort((a, b) => a - b);
 
@@ -223,7 +271,17 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
       rss,
       cached: latencyStats(cachedSamples),
       evicted: latencyStats(evictedSamples),
-      replay: { n: replayMs.length, p50: round(percentile(sortedReplay, 0.5)), p95: round(percentile(sortedReplay, 0.95)), events: median(sizes.map((s) => s.events)) },
+      replay: {
+        n: replayMs.length,
+        p50: round(percentile(sortedReplay, 0.5)),
+        p95: round(percentile(sortedReplay, 0.95)),
+        events: median(sizes.map((s) => s.events)),
+        decodedPerWorkflow: round(counted.decoded.payloads / replayed),
+        decodeMsPerWorkflow: round(counted.decoded.ms / replayed, 2),
+        fetchedPerWorkflow: round(counted.fetched.payloads / replayed),
+        fetchMsPerWorkflow: round(counted.fetched.ms / replayed, 2),
+      },
+      timelines: { cached: timelineOf(cachedPick), evicted: timelineOf(evictedPick) },
       history: { n: sizes.length, medianBytes: median(bytes), maxBytes: bytes[bytes.length - 1] ?? 0, medianEvents: median(sizes.map((s) => s.events)) },
       kbPerCase,
     };
