@@ -10,6 +10,8 @@ import { selectModel } from '../src/model/select';
 // recall@1/@3 for full-text, embeddings and hybrid; facts current; supersession pairs), then
 // the latency benchmark with embeddings (10,000 customers x 50 notes by default, the query's
 // embedding included). `--quality-only` skips the second; `--customers N` `--samples N` scale it.
+// Held-out misses are printed only with `--show-held-out-misses`: choices are made on the
+// tuning set, and the held-out figure is read once per candidate kept.
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const flag = (name: string) => {
@@ -23,7 +25,15 @@ async function main(): Promise<void> {
   const db = await openDatabase(config);
   try {
     await migrate(db.admin);
-    await runMemoryQualityBench({ pool: db.admin, appPool: db.app, embedder, model, out: console.log, json: args.includes('--json') });
+    await runMemoryQualityBench({
+      pool: db.admin,
+      appPool: db.app,
+      embedder,
+      model,
+      out: console.log,
+      json: args.includes('--json'),
+      showHeldOutMisses: args.includes('--show-held-out-misses'),
+    });
     if (!args.includes('--quality-only')) {
       console.log('');
       await runMemoryBench({

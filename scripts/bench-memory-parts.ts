@@ -3,8 +3,8 @@ import { Client } from 'pg';
 import { loadConfig } from '../src/config';
 import { BENCH_VECTOR_PREFIX, benchCustomerId } from '../src/dev/bench/memory';
 import { createThreadedEmbedder } from '../src/memory/embed-thread';
-import { BOTH_LISTS_SQL } from '../src/memory/hybrid-search';
-import { searchParams } from '../src/memory/search';
+import { BOTH_LISTS_SQL, SEMANTIC_SQL } from '../src/memory/hybrid-search';
+import { SEARCH_SQL, searchParams } from '../src/memory/search';
 import { START_READ_SQL } from '../src/memory/start-read';
 
 // `DATABASE_URL=… npx tsx scripts/bench-memory-parts.ts`, after `npm run bench:memory:quality`
@@ -36,6 +36,8 @@ async function main(): Promise<void> {
     const start: number[] = [];
     const both: number[] = [];
     const trip: number[] = [];
+    const lexicalOnly: number[] = [];
+    const semanticOnly: number[] = [];
     for (let i = 0; i < 30; i++) {
       const customerId = benchCustomerId(1 + ((i * 337) % 10_000), 10_000, BENCH_VECTOR_PREFIX);
       const { rows } = await client.query<{ embedding: number[]; embedding_model: string }>(
@@ -49,6 +51,9 @@ async function main(): Promise<void> {
       start.push(await executionMs(START_READ_SQL, [customerId, now, 40, 3]));
       const text = QUERIES[i % QUERIES.length]!;
       both.push(await executionMs(BOTH_LISTS_SQL, [...searchParams({ customerId, text, now, limit: 20 }), vector.embedding, vector.embedding_model, 0.2]));
+      // Each list alone: while the model embeds the query, recall runs the lexical list; the semantic one waits for the vector.
+      lexicalOnly.push(await executionMs(SEARCH_SQL, searchParams({ customerId, text, now, limit: 20 })));
+      semanticOnly.push(await executionMs(SEMANTIC_SQL, [customerId, vector.embedding, vector.embedding_model, now, 20, 0.2]));
       const t = performance.now();
       await client.query('SELECT 1');
       trip.push(performance.now() - t);
@@ -60,6 +65,8 @@ async function main(): Promise<void> {
     console.log(row('query embedding (worker thread)', embedMs));
     console.log(row('start read, server execution', start));
     console.log(row('both lists, server execution', both));
+    console.log(row('lexical list, server execution', lexicalOnly));
+    console.log(row('semantic list, server execution', semanticOnly));
     console.log(row('one round trip (SELECT 1)', trip));
   } finally {
     await embedder.close();

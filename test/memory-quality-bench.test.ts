@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runMemoryQualityBench } from '../src/dev/bench/memory-quality';
-import { FACTS, LEXICAL, MUST_KEEP, PARAPHRASE, REPLACEMENTS } from '../src/dev/bench/memory-quality-data';
+import { FACTS, LEXICAL, MUST_KEEP, PARAPHRASE, PARAPHRASE_HELD_OUT, REPLACEMENTS } from '../src/dev/bench/memory-quality-data';
 import type { Database } from '../src/db/pool';
 import { createLocalEmbedder } from '../src/memory/embed-local';
 import { openTestDatabase } from './support/db';
@@ -36,5 +36,15 @@ describe('the memory-quality benchmark', () => {
       lines.some((l) => /^hybrid\s+\d/.test(l)),
       'prints the table',
     );
+    // The held-out questions choose nothing, so their misses are not shown by default.
+    assert.ok(!lines.some((l) => l.includes('(held-out)')), lines.join('\n'));
+    assert.ok(!report.misses.some((m) => m.mode.includes('held-out')));
+    assert.ok(!lines.some((l) => PARAPHRASE_HELD_OUT.some((q) => l.includes(q.q))), 'no held-out question is printed');
+  });
+
+  it('reports the held-out misses only when asked to', async () => {
+    const report = await runMemoryQualityBench({ pool: db.admin, appPool: db.app, embedder: createLocalEmbedder(), out: () => undefined, showHeldOutMisses: true });
+    const missed = Math.round(((100 - report.recall.hybrid.held_out.at3) / 100) * report.recall.hybrid.held_out.questions);
+    assert.equal(report.misses.filter((m) => m.mode === 'hybrid (held-out)').length, missed);
   });
 });

@@ -4,7 +4,7 @@ import { createMemoryActivities } from '../src/activities/memory';
 import { withCustomer, type Database } from '../src/db/pool';
 import { createLocalEmbedder } from '../src/memory/embed-local';
 import type { Embedder } from '../src/memory/embedder';
-import { fuseByRank, type RankedHit } from '../src/memory/hybrid-search';
+import { createHybridSearch, fuseByRank, type RankedHit } from '../src/memory/hybrid-search';
 import { reindexMemory } from '../src/memory/reindex';
 import { openTestDatabase, unique } from './support/db';
 
@@ -101,6 +101,27 @@ describe('recall by meaning', () => {
     const without = await memory.loadMemory({ customerId: customer, now: clock.toISOString() });
     assert.doesNotMatch(without.block, /two cats/, 'without the message the old note is crowded out by newer ones');
     assert.ok(loaded.tokens <= 500);
+  });
+
+  it('ranks the same whether the vector is ready when the search starts or still being made', async () => {
+    const customer = unique('cust');
+    await say(customer, 'I have two cats, so the front door cannot be left open');
+    await say(customer, 'The parcel for order 4471 was left at the wrong building');
+    await say(customer, 'Deliveries to my flat must go to Block B, not the main gate');
+    const search = createHybridSearch({ embedder });
+    const query = { customerId: customer, text: 'where should couriers take her parcels?', now: clock.toISOString(), limit: 3 };
+    const [vector] = await embedder.embed([query.text], 'query');
+    const ready = await withCustomer(db.app, customer, (client) => search.withVector(() => Promise.resolve(vector!)).search(client, query));
+    // Late: the lexical list is read while the vector is awaited, the semantic list after it.
+    const late = await withCustomer(db.app, customer, (client) =>
+      search.withVector(() => new Promise<number[]>((resolve) => setTimeout(() => resolve(vector!), 50))).search(client, query),
+    );
+    assert.ok(ready.length >= 2, JSON.stringify(ready));
+    assert.deepEqual(late, ready);
+    const failed = await withCustomer(db.app, customer, (client) =>
+      search.withVector(() => new Promise<number[]>((_, reject) => setTimeout(() => reject(new Error('model gone')), 20))).search(client, { ...query, text: 'wrong building' }),
+    );
+    assert.match(failed[0]!.text, /wrong building/, 'a failed embedding leaves recall to words');
   });
 
   it('reindex embeds notes stored without a vector and re-embeds those of another model', async () => {

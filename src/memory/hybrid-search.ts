@@ -120,6 +120,8 @@ export interface FusionOptions {
   lexicalFloor?: number;
 }
 
+const settled = () => undefined;
+
 const keyOf = (hit: MemoryHit) => `${hit.source}:${hit.id}`;
 
 /**
@@ -165,32 +167,50 @@ export interface HybridSearchOptions {
  */
 export function createHybridSearch(options: HybridSearchOptions): MemorySearch & { embedder: Embedder; withVector(vector: () => Promise<number[]>): MemorySearch } {
   const { embedder } = options;
-  const run = async (client: PoolClient, query: Parameters<MemorySearch['search']>[1], pending: Promise<number[]>): Promise<MemoryHit[]> => {
+  const run = async (client: PoolClient, query: Parameters<MemorySearch['search']>[1], pending: Promise<number[]>, after?: Promise<unknown>): Promise<MemoryHit[]> => {
     // An embedder that fails leaves recall to words alone rather than failing it: the agent
     // still gets an answer.
-    const vectorOrFailure = pending.catch((error: unknown) => {
-      options.onError?.(error);
-      return undefined;
-    });
-    // The vector is usually ready by the time the caller's transaction gets here (it was started
-    // before the transaction opened), so both lists cost one round trip.
-    const vector = await vectorOrFailure;
-    const { lexical, semantic } = vector
-      ? await bothLists(client, { ...query, vector, model: embedder.id, limit: CANDIDATES_PER_LIST })
-      : { lexical: await lexicalHits(client, { ...query, limit: CANDIDATES_PER_LIST }), semantic: [] };
-    return fuseByRank(lexical, semantic, options.fusion)
+    let ready: number[] | null | undefined;
+    const vectorOrFailure = pending.then(
+      (vector) => (ready = vector),
+      (error: unknown) => {
+        options.onError?.(error);
+        return (ready = null);
+      },
+    );
+    await after?.then(settled, settled);
+    // Let a vector that is already there settle first (a resolved promise takes two microtask turns).
+    await Promise.race([vectorOrFailure, Promise.resolve().then(() => undefined)]);
+    let lists: { lexical: RankedHit[]; semantic: RankedHit[] };
+    if (ready) {
+      // The vector is ready (it was made before the caller's transaction got here): both lists in one round trip.
+      lists = await bothLists(client, { ...query, vector: ready, model: embedder.id, limit: CANDIDATES_PER_LIST });
+    } else {
+      // The model is still at work: the lexical list needs no vector, so Postgres computes it
+      // meanwhile and only the semantic list waits for the vector. (Reading the stored vectors
+      // meanwhile and ranking them in this process measured no better under load, and what it
+      // moves grows with the customer's notes: about 3 KB a note.)
+      const lexical = lexicalHits(client, { ...query, limit: CANDIDATES_PER_LIST });
+      // Settled together below; handled here so a lexical failure while the model runs is not an unhandled rejection.
+      lexical.catch(() => undefined);
+      const vector = await vectorOrFailure;
+      const lexicalList = await lexical;
+      lists = { lexical: lexicalList, semantic: vector ? await semanticHits(client, { ...query, vector, model: embedder.id, limit: CANDIDATES_PER_LIST }) : [] };
+    }
+    return fuseByRank(lists.lexical, lists.semantic, options.fusion)
       .slice(0, query.limit)
       .map(({ at: _at, ...hit }) => hit);
   };
   return {
     embedder,
-    /** The same search with the query's vector made by `vector`, called when the search starts (after the statements sent before it). */
-    withVector: (vector) => ({ search: (client, query) => run(client, query, vector()) }),
-    async search(client, query) {
+    /** The same search with the query's vector made by `vector`, called when the search starts (before `after` settles). */
+    withVector: (vector) => ({ search: (client, query, after) => run(client, query, vector(), after) }),
+    async search(client, query, after) {
       return run(
         client,
         query,
         embedder.embed([query.text], 'query').then(([v]) => v!),
+        after,
       );
     },
   };

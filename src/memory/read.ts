@@ -24,12 +24,13 @@ export const RELEVANT_NOTES = 3;
  */
 export async function readStartMemory(client: PoolClient, input: { customerId: string; now: string; message?: string; search?: MemorySearch }): Promise<MemoryParts> {
   // The start read is sent first; the search (which embeds the message, holding the event loop
-  // while the model runs) starts after it, so Postgres answers the one while the other runs.
+  // while an in-thread model runs) starts after it, so Postgres answers the one while the other
+  // runs; the search sends its own statements once the start read is answered (`after`).
   const reading = readStartRows(client, { customerId: input.customerId, now: input.now, notes: NOTES_SCANNED, cases: RECENT_CASES });
   const message = input.message?.trim();
   const searching =
     message && input.search
-      ? input.search.search(client, { customerId: input.customerId, text: message.slice(0, 1000), now: input.now, limit: RELEVANT_NOTES + 4 })
+      ? input.search.search(client, { customerId: input.customerId, text: message.slice(0, 1000), now: input.now, limit: RELEVANT_NOTES + 4 }, reading)
       : Promise.resolve([]);
   // Both settle before either failure is rethrown: the transaction must not be ended under a query still queued on it.
   const [read, searched] = await Promise.allSettled([reading, searching]);

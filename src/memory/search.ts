@@ -17,8 +17,12 @@ export interface MemoryHit {
 
 /** What recall() needs from a search backend; an embeddings provider can implement it later. */
 export interface MemorySearch {
-  /** Current notes and cases of `customerId` matching `query`, best first, newest first among equals. */
-  search(client: PoolClient, query: { customerId: string; text: string; now: string; limit: number }): Promise<MemoryHit[]>;
+  /**
+   * Current notes and cases of `customerId` matching `query`, best first, newest first among
+   * equals. With `after` (the statement the client is still running), nothing is sent before
+   * it settles: one statement at a time on a connection, as pg requires.
+   */
+  search(client: PoolClient, query: { customerId: string; text: string; now: string; limit: number }, after?: Promise<unknown>): Promise<MemoryHit[]>;
 }
 
 const HitRow = z.object({
@@ -75,9 +79,12 @@ export function searchParams(query: { customerId: string; text: string; now: str
   return [query.customerId, query.text, anyWordQuery(query.text), query.now, query.limit];
 }
 
+const settled = () => undefined;
+
 /** MemorySearch on Postgres alone (full-text search + pg_trgm): offline, no model to download. */
 export const postgresMemorySearch: MemorySearch = {
-  async search(client, query) {
+  async search(client, query, after) {
+    await after?.then(settled, settled);
     const { rows } = await client.query(SEARCH_SQL, searchParams(query));
     return parseRows(HitRow, rows, 'memory search').map(({ at: _at, ...hit }) => hit);
   },
