@@ -45,15 +45,16 @@ export function wholeTranscript(skeleton: readonly MessageParam[], entries: read
   const bySeq = new Map(entries.filter((e) => e.kind === 'message').map((e) => [e.seq, e]));
   const first = lowestSeq(skeleton);
   const prefix = messagesOfEntries([...bySeq.values()].filter((e) => first === null || e.seq < first));
-  const tail = skeleton.map(
-    (message) =>
-      ({
-        role: message.role,
-        content: blocksOf(message).map((block) => {
-          const whole = block.seq === undefined ? undefined : bySeq.get(block.seq);
-          return whole ? (whole.body as ContentBlockParam) : bodyOf(block);
-        }),
-      }) as MessageParam,
+  const tail = skeleton.map((message) =>
+    typeof message.content === 'string'
+      ? message
+      : ({
+          role: message.role,
+          content: blocksOf(message).map((block) => {
+            const whole = block.seq === undefined ? undefined : bySeq.get(block.seq);
+            return whole ? (whole.body as ContentBlockParam) : bodyOf(block);
+          }),
+        } as MessageParam),
   );
   return [...prefix, ...tail];
 }
