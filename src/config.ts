@@ -54,11 +54,10 @@ export const ConfigSchema = z.object({
   /** Run the read-only shop tools as local activities and one reply's reads side by side (true), or every tool as a remote activity, one at a time (false). */
   CASEWORK_LOCAL_READ_TOOLS: z.enum(['true', 'false']).default('true'),
   /**
-   * Keep the transcript in the transcript log and send the model activity the step's plan (true), or keep it in
-   * the workflow and send the lean messages every step (false, the default until desk notes and the console read
-   * tool results from the log; see docs/payload-privacy.md).
+   * Keep the transcript in the transcript log and send the model activity the step's plan (true, the default), or
+   * keep it in the workflow and send the lean messages every step (false; see docs/payload-privacy.md).
    */
-  CASEWORK_HISTORY_BY_REFERENCE: z.enum(['true', 'false']).default('false'),
+  CASEWORK_HISTORY_BY_REFERENCE: z.enum(['true', 'false']).default('true'),
   /** Which embedder memory uses: the local MiniLM model (default), a hosted API (voyage, or openai for any OpenAI-compatible /v1/embeddings), or off (full-text recall only). */
   CASEWORK_EMBEDDINGS: z.enum(['local', 'voyage', 'openai', 'off']).default('local'),
   /** The hosted embedding model (voyage default: voyage-3.5; required for openai). */

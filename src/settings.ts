@@ -58,6 +58,7 @@ export function investigationSettings(config: Config): InvestigationSettings {
     // Only when set, so the settings of runs without a generic webhook stay as they were.
     ...(deskWebhookEnabled(config.CASEWORK_DESKS) ? { deskWebhook: true } : {}),
     ...(config.CASEWORK_LOCAL_READ_TOOLS === 'false' ? { localReadTools: false } : {}),
+    // Runs started with the setting off (or before it existed) carry no flag and keep their transcript in the workflow.
     ...(config.CASEWORK_HISTORY_BY_REFERENCE === 'true' ? { historyByReference: true } : {}),
   };
 }

@@ -7,6 +7,8 @@ import { showMemory } from '../src/memory/control';
 import type { RequestLog } from '../src/server/app';
 import { consoleCommand } from '../src/main/commands/console';
 import { startServer, type RunningServer } from '../src/server/start';
+import { PREVIEW_CHARS, PREVIEW_CUT } from '../src/context/references';
+import { carriedStateQuery } from '../src/workflows/investigation-api';
 import { consoleAgent, visibleText, type ConsoleAgent } from './support/console-agent';
 import { clearingRun, pendingRefund, seedConsoleMemory, type PendingRefund } from './support/console-cases';
 import { openTestDatabase, unique } from './support/db';
@@ -253,6 +255,35 @@ describe('the approvals inbox', () => {
       done.decisions.map((d) => [d.decision, d.approver]),
       [['approved', 'duty-manager']],
     );
+  });
+});
+
+describe('a run kept by reference', () => {
+  test('the inbox and the timeline show whole tool results, read from the transcript log, not the previews the run carries', async () => {
+    const run = await pendingRefund(tw, model, 800, 'Left at the door, never received.', { CASEWORK_HISTORY_BY_REFERENCE: 'true' });
+    const carried = await tw.client.workflow.getHandle(run.id).query(carriedStateQuery);
+    assert.ok(carried.log, 'the run keeps its transcript by reference');
+    const carriedResults = carried.transcript.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result');
+    assert.ok(carriedResults.length > 0 && carriedResults.every((b) => typeof b.content === 'string' && b.content.length <= PREVIEW_CHARS + PREVIEW_CUT.length));
+    assert.ok(run.orderResult.length > PREVIEW_CHARS * 3, 'the order lookup answered far more than the preview');
+
+    const lead = await signedIn(LEAD);
+    let page = '';
+    for (let i = 0; i < 100 && !page.includes(run.status.pendingApproval!.request_id); i++) {
+      page = (await lead.get('/console/inbox')).text;
+      if (!page.includes(run.status.pendingApproval!.request_id)) await new Promise((r) => setTimeout(r, 200));
+    }
+    const start = page.indexOf(`data-request-id="${run.status.pendingApproval!.request_id}"`);
+    assert.ok(start > 0, 'the pending refund is listed');
+    const card = visibleText(page.slice(start, page.indexOf('</article>', start)));
+    assert.match(card, /Tool results the agent used get_order\(order_id=5102\)/);
+    assert.ok(card.includes(flat(run.orderResult)), 'the whole get_order result, word for word');
+    assert.ok(!card.includes(PREVIEW_CUT.trim()), 'no preview marks');
+
+    const timeline = visibleText((await lead.get(`/console/cases/${run.id}`)).text);
+    assert.match(timeline, /get_order\(order_id=5102\) → \{"order_id":"5102"/, 'the step shows its tool call with the start of its whole result');
+    assert.ok(!timeline.includes(PREVIEW_CUT.trim()), 'no preview marks on the timeline');
+    assert.doesNotMatch(timeline, /cost with no clearing \(estimate\) unavailable/);
   });
 });
 

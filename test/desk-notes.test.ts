@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { evidenceLine, toolEvidence } from '../src/workflows/desk-evidence';
-import { formatMoney } from '../src/workflows/desk-money';
+import { evidenceLine, toolEvidence } from '../src/context/tool-evidence';
+import { formatMoney } from '../src/context/money';
 import { refundAwaitingNote, refundIssuedNote } from '../src/workflows/desk-notes';
 
 // The internal notes a support team reads on the desk ticket: money in the order's own

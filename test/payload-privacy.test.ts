@@ -85,7 +85,9 @@ describe('payload privacy', () => {
         throw ApplicationFailure.create({ type: 'invalid_request_error', nonRetryable: true, message: `400 (scripted model): cannot parse "${HOME}"` });
       },
     ]);
-    const settled = await deliver(ctx.tw, model, event, settingsWith());
+    // Kept in the workflow: this run's words must travel in payloads, so the test sees them encrypted and stored by reference.
+    // By reference the conversation leaves history for the transcript log (encrypted too: test/transcript-log.test.ts).
+    const settled = await deliver(ctx.tw, model, event, settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'false' }));
     assert.equal(settled.status, 'needs_human');
     const sent = JSON.stringify(model.requests(id, 'investigate'));
     for (const [what, secret] of Object.entries(SECRETS)) assert.ok(sent.includes(secret), `the run did handle the ${what}`);

@@ -40,7 +40,9 @@ async function toolCallsIn(events: Event[]) {
       calls.push({ type: scheduled.activityType!.name!, local: false, summary, task: String(scheduled.workflowTaskCompletedEventId), seq: Number(scheduled.activityId) });
   }
   // Markers are recorded as the calls finish; the activity's sequence number is the order they were made in.
-  return calls.filter((c) => c.type !== 'callModel' && c.type !== 'loadMemory' && c.type !== 'postToDesk').sort((a, b) => a.seq - b.seq);
+  // The model call is callModel, or callModelOnPlan for a run kept by reference (the default): neither is a tool.
+  const notTools = new Set(['callModel', 'callModelOnPlan', 'loadMemory', 'postToDesk']);
+  return calls.filter((c) => !notTools.has(c.type)).sort((a, b) => a.seq - b.seq);
 }
 
 async function runReply(env: Record<string, string>) {

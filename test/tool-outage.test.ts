@@ -51,6 +51,9 @@ describe('a local read-only tool during a Postgres outage', { skip }, () => {
     };
   }
 
+  // Kept in the workflow: the outage starts inside the model call, and by reference the model activity then writes its
+  // reply to the transcript log on the same Postgres, so it would be the model step, not the tool, waiting the outage out.
+  const keptInWorkflow = { CASEWORK_HISTORY_BY_REFERENCE: 'false' };
   for (const local of ['true', 'false']) {
     const way = local === 'true' ? 'as a local activity' : 'as a remote activity (CASEWORK_LOCAL_READ_TOOLS=false)';
     test(`${way}: a blip shorter than the outage budget is waited out, and the model gets the order`, async () => {
@@ -58,7 +61,7 @@ describe('a local read-only tool during a Postgres outage', { skip }, () => {
       const id = investigationId(event.ticketId);
       model.script(id, [cutThenCall(3_000), answer('It was delivered on 12 October.')]);
       const cutsBefore = proxy.counts.cuts;
-      const settled = await deliver(tw, model, event, settingsWith({ CASEWORK_OUTAGE_BUDGET_SECONDS: '60', CASEWORK_LOCAL_READ_TOOLS: local }));
+      const settled = await deliver(tw, model, event, settingsWith({ ...keptInWorkflow, CASEWORK_OUTAGE_BUDGET_SECONDS: '60', CASEWORK_LOCAL_READ_TOOLS: local }));
       await outage;
       assert.equal(proxy.counts.cuts, cutsBefore + 1, 'Postgres was cut while the tool ran');
       assert.equal(settled.status, 'waiting_for_customer');
@@ -71,7 +74,7 @@ describe('a local read-only tool during a Postgres outage', { skip }, () => {
       const event = ticket('cust_dana', 'Where is my order 5102, again?');
       const id = investigationId(event.ticketId);
       model.script(id, [cutThenCall(9_000)]);
-      const settled = await deliver(tw, model, event, settingsWith({ CASEWORK_OUTAGE_BUDGET_SECONDS: '4', CASEWORK_LOCAL_READ_TOOLS: local }));
+      const settled = await deliver(tw, model, event, settingsWith({ ...keptInWorkflow, CASEWORK_OUTAGE_BUDGET_SECONDS: '4', CASEWORK_LOCAL_READ_TOOLS: local }));
       await outage;
       assert.equal(settled.status, 'needs_human');
       assert.match(JSON.stringify(settled.handOff), /the get_order tool stayed unavailable past the outage budget/);

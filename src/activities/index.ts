@@ -5,6 +5,7 @@ import type { Model } from '../model/port';
 import { createBulkReadActivities } from './bulk-read';
 import { createCompactionActivities } from './compaction';
 import { createDeskActivities, type DeskActivityDeps } from './desk';
+import { createEvidenceActivities } from './evidence';
 import { createMemoryActivities } from './memory';
 import { createModelActivities } from './model';
 import { createToolActivities } from './tools';
@@ -33,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createModelActivities({ model }),
     ...withResultLogging(createToolActivities({ pool: deps.pool }), deps.transcriptLog),
     ...createTranscriptActivities({ model, log: deps.transcriptLog }),
+    ...createEvidenceActivities({ log: deps.transcriptLog }),
     ...createMemoryActivities({ pool: deps.pool, noteTtlMonths: deps.noteTtlMonths, embedder: deps.embedder, model }),
     ...createCompactionActivities({ model }),
     ...createBulkReadActivities({ pool: deps.pool, model }),

@@ -3,6 +3,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTime
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Pool } from 'pg';
 import { admitEvent, EventRefusedError, markDelivered } from '../db/tickets';
+import { nextFreeSeq } from '../db/transcript-log';
 import { processMetrics } from '../observability/metrics';
 import type { TicketEvent } from '../schemas/event';
 import { investigationId } from '../schemas/event';
@@ -98,7 +99,7 @@ export async function deliverEvent(client: Client, pool: Pool | null, event: Tic
   const workflowId = investigationId(event.ticketId);
   const admission = pool ? await admitEvent(pool, event).catch(countRefusal) : 'deliver';
   if (admission === 'duplicate') return { workflowId, action: event.type === 'ticket.closed' ? 'closed' : 'started_or_signalled', duplicate: true };
-  const delivered = await send(client, event, workflowId, options);
+  const delivered = await send(client, pool, event, workflowId, options);
   if (pool) await markDelivered(pool, event.eventId);
   return delivered;
 }
@@ -108,7 +109,13 @@ function countRefusal(error: unknown): never {
   throw error;
 }
 
-async function send(client: Client, event: TicketEvent, workflowId: string, options: { taskQueue: string; settings: InvestigationSettings }): Promise<Delivered> {
+async function send(
+  client: Client,
+  pool: Pool | null,
+  event: TicketEvent,
+  workflowId: string,
+  options: { taskQueue: string; settings: InvestigationSettings },
+): Promise<Delivered> {
   if (event.type === 'ticket.closed') {
     const handle = client.workflow.getHandle(workflowId);
     await mapNotFound(workflowId, () => handle.signal(closeTicketSignal, { eventId: event.eventId, customerId: event.customerId }));
@@ -128,13 +135,15 @@ async function send(client: Client, event: TicketEvent, workflowId: string, opti
     // Between the refusal and here another event may have started a run: then it is signalled.
     const closed = await client.workflow.getHandle(workflowId).describe();
     const broken = brokenRunOf(closed.status.name);
+    // The closed runs' transcript-log entries stay: the new run numbers its own after them.
+    const logFrom = pool ? await nextFreeSeq(pool, workflowId) : undefined;
     if (!broken) {
-      attempt = { policy: WorkflowIdReusePolicy.ALLOW_DUPLICATE };
+      attempt = { policy: WorkflowIdReusePolicy.ALLOW_DUPLICATE, logFrom };
       continue;
     }
     const recovery = await recoverBrokenRun(client, workflowId, closed.runId, broken);
     processMetrics().runsRecovered.inc({ from: broken, transcript: recovery.recovered.transcript });
-    attempt = { policy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY, recovery };
+    attempt = { policy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY, recovery, logFrom };
   }
 }
 
@@ -142,6 +151,8 @@ async function send(client: Client, event: TicketEvent, workflowId: string, opti
 interface StartAttempt {
   policy: WorkflowIdReusePolicy;
   recovery?: Recovery;
+  /** Where the new run's transcript-log numbers start (after the closed runs' entries). */
+  logFrom?: number;
 }
 
 async function signalWithStartInvestigation(
@@ -157,7 +168,15 @@ async function signalWithStartInvestigation(
     workflowId,
     taskQueue: options.taskQueue,
     workflowIdReusePolicy: attempt.policy,
-    args: [{ ticketId: event.ticketId, customerId: event.customerId, settings: options.settings, ...recovered }],
+    args: [
+      {
+        ticketId: event.ticketId,
+        customerId: event.customerId,
+        settings: options.settings,
+        ...recovered,
+        ...(attempt.logFrom && attempt.logFrom > 1 ? { logFrom: attempt.logFrom } : {}),
+      },
+    ],
     signal: customerMessageSignal,
     signalArgs: [{ eventId: event.eventId, customerId: event.customerId, message: event.message, receivedAt: event.receivedAt }],
     typedSearchAttributes: [

@@ -29,6 +29,12 @@ const canonical = (value: unknown) => JSON.stringify(value ?? null);
 /** How a write treats an entry whose number is taken by a different body. */
 export type OnConflict = 'error' | 'keep-stored';
 
+/** The first entry number no run of `workflowId` has written (1 for an investigation with no entries). */
+export async function nextFreeSeq(pool: Pool, workflowId: string): Promise<number> {
+  const { rows } = await pool.query<{ next: number }>('SELECT coalesce(max(seq), 0)::int + 1 AS next FROM transcript_log WHERE workflow_id = $1', [workflowId]);
+  return z.number().int().positive().parse(rows[0]?.next);
+}
+
 /** The log of one database, through one codec. */
 export class TranscriptLog {
   constructor(

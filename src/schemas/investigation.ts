@@ -215,6 +215,12 @@ export interface InvestigationInput {
   carried?: CarriedState;
   /** Set when this run replaces a broken one (FAILED, TERMINATED, …); `carried` then holds what could be read of it. */
   recovered?: RecoveredFrom;
+  /**
+   * The first free entry number of the investigation's transcript log when this run was started
+   * over a closed one (a reopened ticket, a recovery): earlier runs of the same workflow id wrote
+   * below it, so this run numbers its entries from here. Unset: from 1, as before.
+   */
+  logFrom?: number;
 }
 
 /** The status query's answer. */

@@ -2,6 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
+import { TranscriptLog } from '../db/transcript-log';
+import { bodyCodecOf } from '../temporal/codec/body-codec';
+import { codecFor } from '../temporal/data-converter';
 import type { DeskSettings } from '../desk/settings';
 import type { InvestigationSettings } from '../schemas/investigation';
 import { investigationSettings } from '../settings';
@@ -53,6 +56,8 @@ export interface AppDeps {
   isShuttingDown?: () => boolean;
   /** The desks whose webhooks are accepted; defaults to one built from config (CASEWORK_DESKS). */
   desk?: Pick<DeskSettings, 'inbound'>;
+  /** The transcript log the console reads runs kept by reference from; defaults to one on `pool` with the payload codec built from config, as `casework transcript` opens it. */
+  transcriptLog?: TranscriptLog;
   /** Which routes to serve: every one (`casework serve`, the default), or only the console and /healthz (`casework console`). */
   routes?: 'all' | 'console';
 }
@@ -79,6 +84,8 @@ export interface RouteContext {
   auth: Authenticator;
   settings: InvestigationSettings;
   taskQueue: string;
+  /** Where the whole transcripts of runs kept by reference are read. */
+  transcriptLog: TranscriptLog;
   /** Runs a Temporal call under a deadline; unreachable or too slow becomes 503, retryable. */
   temporal<T>(what: string, fn: () => Promise<T>, timeoutMs?: number): Promise<T>;
   /** The authenticated caller, or 401. */
@@ -106,6 +113,7 @@ export function createRouteContext(deps: AppDeps): RouteContext {
     auth,
     settings: investigationSettings(deps.config),
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    transcriptLog: deps.transcriptLog ?? new TranscriptLog(deps.pool, bodyCodecOf(codecFor(deps.config))),
     temporalTimeoutMs,
     updateTimeoutMs: deps.updateTimeoutMs ?? 15_000,
     async temporal<T>(what: string, fn: () => Promise<T>, timeoutMs = temporalTimeoutMs): Promise<T> {

@@ -64,6 +64,8 @@ export function activitiesFor(settings: InvestigationSettings) {
   const { callModel, compactConversation, callModelOnPlan, compactFromLog } = proxyActivities<Activities>(modelCallOptions(settings));
   const tools = proxyActivities<Activities>(toolOptions(settings));
   const localTools = proxyLocalActivities<Activities>(localToolOptions(settings));
+  // A read of the transcript log answering in milliseconds, like the read-only tools: one marker event, no task of its own.
+  const { toolEvidenceFromLog } = proxyLocalActivities<Activities>(localToolOptions(settings));
   const { loadMemory, recordCase, recordRefundDecision } = proxyActivities<Activities>({ ...waitOut(settings), startToCloseTimeout: '30 seconds' });
   // A desk call times out after CASEWORK_DESK_TIMEOUT_MS (10 s by default), well inside this; a 429's
   // Retry-After overrides the backoff (nextRetryDelay), and 401/403/404 fail at once (non-retryable).
@@ -75,6 +77,7 @@ export function activitiesFor(settings: InvestigationSettings) {
     compactFromLog,
     tools,
     localTools,
+    toolEvidenceFromLog,
     loadMemory,
     recordCase,
     recordRefundDecision,

@@ -21,10 +21,14 @@ export const STEP_RECORDS_KEPT = 50;
 /** Numbers skipped after a model call that failed, so a reply it may have written is never overwritten. */
 const SKIP_AFTER_FAILED_CALL = 64;
 
-/** The run's log state, started on the run's first use (a run carried from before the log starts one). */
-export function logState(s: CarriedState): TranscriptLogState {
+/**
+ * The run's log state, started on the run's first use (a run carried from before the log starts
+ * one), numbering from `from` when earlier runs of the workflow id wrote entries (InvestigationInput.logFrom).
+ */
+export function logState(s: CarriedState, from = 1): TranscriptLogState {
+  if (s.log && s.log.nextSeq < from) s.log.nextSeq = from;
   if (!s.log) {
-    s.log = { nextSeq: 1, pending: [], droppedMessages: 0, stepsLogged: 0, context: {} };
+    s.log = { nextSeq: from, pending: [], droppedMessages: 0, stepsLogged: 0, context: {} };
     // A run carried from before the log: its whole transcript (compacted prefix too) is written once, then the prefix leaves the state.
     numberTranscript(s);
     if (s.compactedThrough > 0) dropPrefix(s, s.compactedThrough);

@@ -1,5 +1,5 @@
 import type { DeskStatus } from '../desk/client';
-import { formatMoney } from './desk-money';
+import { formatMoney } from '../context/money';
 
 // The internal notes casework leaves on the desk ticket when the case changes state, written
 // once here so every desk shows the team the same words. Pure string functions, so workflow

@@ -32,7 +32,8 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     // Decided once, before any command: runs recorded before the transcript log replay as they ran.
     byRef: settings.historyByReference === true && patched(HISTORY_BY_REFERENCE_PATCH),
   };
-  if (run.byRef) logState(run.s);
+  // A run started over a closed one numbers its entries after what the earlier runs wrote (the input says from where).
+  if (run.byRef) logState(run.s, input.logFrom);
   const { id, s, acts } = run;
   let closeRequested = false;
   let stepsThisRun = 0;

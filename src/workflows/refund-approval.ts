@@ -1,12 +1,13 @@
-import { ActivityFailure, ApplicationFailure, condition, log, patched, setHandler, upsertMemo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, log, patched, setHandler, TimeoutFailure, upsertMemo } from '@temporalio/workflow';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import type { RefundRequestResult } from '../activities/tools/refunds';
+import { highestSeq } from '../context/log-messages';
 import { labelDecisionNote } from '../context/wire';
 import { refundAwaitingNote, refundDeniedNote, refundIssuedNote } from './desk-notes';
 import type { CarriedState, InvestigationSettings, RefundDecision } from '../schemas/investigation';
 import type { ToolCall, ToolOutcome, TypedToolOutcome } from '../schemas/tool-call';
 import { decisionProblem, describeDuration } from './approvals';
-import { toolEvidence } from './desk-evidence';
+import { toolEvidence } from '../context/tool-evidence';
 import { queueNote } from './desk-posts';
 import { decideRefundSignal, decideRefundUpdate } from './investigation-api';
 import { publish, type Run } from './state';
@@ -80,6 +81,31 @@ function filedRequest(outcome: TypedToolOutcome<RefundRequestResult> & { is_erro
   return JSON.parse(outcome.content) as RefundRequestResult;
 }
 
+/**
+ * The patch under which a run kept by reference writes the refund note's evidence from the
+ * whole tool results in the transcript log (an activity), not from its skeleton's previews.
+ * By-reference runs recorded before it call no such activity, so they replay as recorded.
+ */
+export const EVIDENCE_FROM_LOG_PATCH = 'desk-evidence-from-log';
+
+/**
+ * The refund note's evidence lines. A run by reference reads them from the log (its skeleton
+ * holds previews); if the log cannot be read past the outage budget the note goes without
+ * evidence rather than with previews cut mid-JSON. Only a run that posts to a desk asks.
+ */
+async function refundEvidence(run: Run, currency: string | undefined): Promise<string[]> {
+  const { s } = run;
+  if (!run.byRef || !run.postsToDesk || !patched(EVIDENCE_FROM_LOG_PATCH)) return toolEvidence(s.transcript, { currency });
+  try {
+    return await run.acts.toolEvidenceFromLog({ workflowId: run.id.workflowId, throughSeq: highestSeq(s.transcript), ...(currency ? { currency } : {}) });
+  } catch (error) {
+    // A local activity's last attempt rejects with its own failure, not an ActivityFailure around it.
+    if (!(error instanceof ActivityFailure || error instanceof ApplicationFailure || error instanceof TimeoutFailure)) throw error;
+    log.warn('the refund note goes without evidence: the transcript log could not be read', { error: error.message });
+    return [];
+  }
+}
+
 /** Runs request_refund: files the request for a person and answers at once; the decision comes later. */
 export async function requestRefund(run: Run, use: ToolUseBlock, call: ToolCall, summary: string): Promise<ToolOutcome> {
   const { s, settings } = run;
@@ -112,7 +138,7 @@ export async function requestRefund(run: Run, use: ToolUseBlock, call: ToolCall,
       amountCents: amount_cents,
       currency,
       reason,
-      evidence: toolEvidence(s.transcript, { currency }),
+      evidence: await refundEvidence(run, currency),
       approvers: settings.approvers.map((a) => `${a.name} (up to ${(a.limit_cents / 100).toFixed(2)})`),
     }),
   );

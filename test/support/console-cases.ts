@@ -31,8 +31,8 @@ export interface PendingRefund {
   orderResult: string;
 }
 
-/** A run paused on a refund of `cents` on Dana's order 5102, having looked the order up first. */
-export async function pendingRefund(tw: TestWorker, model: ScriptedModel, cents: number, reason: string): Promise<PendingRefund> {
+/** A run paused on a refund of `cents` on Dana's order 5102, having looked the order up first; `env` adds settings. */
+export async function pendingRefund(tw: TestWorker, model: ScriptedModel, cents: number, reason: string, env: Record<string, string> = {}): Promise<PendingRefund> {
   const getOrder = toolUse('get_order', { order_id: '5102' });
   const { event, id } = scriptedTicket(model, 'My order 5102 never arrived.', [
     calls(getOrder),
@@ -40,7 +40,7 @@ export async function pendingRefund(tw: TestWorker, model: ScriptedModel, cents:
     answer('A colleague is reviewing your refund.'),
     answer('Your refund has been issued.'),
   ]);
-  const status = await deliver(tw, model, event, settingsWith(CONSOLE_RUN_ENV));
+  const status = await deliver(tw, model, event, settingsWith({ ...CONSOLE_RUN_ENV, ...env }));
   if (status.status !== 'awaiting_approval') throw new Error(`${id} should wait for approval, but is ${status.status}`);
   const orderResult = lastToolResults(model.requests(id, 'investigate')[1]!).find((r) => r.tool_use_id === getOrder.id)!.content;
   return { id, status, orderResult };

@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { readStatus } from '../../client/investigations';
+import { wholeTranscript } from '../../context/log-messages';
+import type { TranscriptLog } from '../../db/transcript-log';
 import { openInvestigationsQuery } from '../../observability/visibility';
 import type { CarriedState, InvestigationStatus } from '../../schemas/investigation';
 import { carriedStateQuery } from '../../workflows/investigation-api';
@@ -7,6 +9,8 @@ import { carriedStateQuery } from '../../workflows/investigation-api';
 // What the console reads from Temporal: the investigations awaiting approval (visibility, by
 // the CaseworkStatus search attribute) and, for one investigation, its status query, its
 // transcript (the state query recovery uses) and its current run id (for the web UI link).
+// A run kept by reference carries a skeleton of 100-character previews: its whole transcript
+// is read back from the transcript log, so the inbox and the timeline show every word.
 
 /** Most pending investigations the inbox lists. */
 export const INBOX_LIMIT = 200;
@@ -18,7 +22,7 @@ export interface CaseView {
   workflowId: string;
   runId: string;
   status: InvestigationStatus;
-  /** The run's full transcript; null when the run could not answer (its state is then the status only). */
+  /** The run's full transcript; null when the run (or, by reference, the transcript log) could not answer: the status only then. */
   transcript: CarriedState['transcript'] | null;
 }
 
@@ -32,12 +36,32 @@ export async function pendingWorkflowIds(client: Client, taskQueue: string): Pro
   return out;
 }
 
+/** Where the console reads cases: Temporal, and the transcript log for runs kept by reference. */
+export interface CaseSource {
+  client: Client;
+  log: TranscriptLog;
+}
+
+/** The whole transcript of a carried state: its own when it keeps one, else rebuilt from the log; null when the log cannot be read. */
+async function transcriptOf(log: TranscriptLog, workflowId: string, carried: CarriedState): Promise<CarriedState['transcript'] | null> {
+  if (!carried.log) return carried.transcript;
+  try {
+    const written = await log.all(workflowId, ['message']);
+    // Entries the run has numbered but not written yet are whole in its pending queue.
+    return wholeTranscript(carried.transcript, [...written, ...carried.log.pending]);
+  } catch {
+    return null;
+  }
+}
+
 /** One investigation's status, transcript and run; `runId` when known saves a describe. */
-export async function readCase(client: Client, workflowId: string, runId?: string): Promise<CaseView> {
+export async function readCase(source: CaseSource, workflowId: string, runId?: string): Promise<CaseView> {
+  const { client } = source;
   const status = await readStatus(client, workflowId);
   const handle = client.workflow.getHandle(workflowId);
   const [carried, run] = await Promise.all([handle.query(carriedStateQuery).catch(() => null), runId ? Promise.resolve(runId) : handle.describe().then((d) => d.runId)]);
-  return { workflowId, runId: run, status, transcript: carried?.transcript ?? null };
+  const transcript = carried ? await transcriptOf(source.log, workflowId, carried) : null;
+  return { workflowId, runId: run, status, transcript };
 }
 
 /** Runs `fn` over `items`, at most `limit` at once, keeping order; a failed item becomes null. */
@@ -67,9 +91,9 @@ export function awaitingDecision(status: InvestigationStatus): boolean {
  * The investigations awaiting a decision, oldest request first. Visibility is eventually
  * consistent, so each listed run's own status decides: one decided or no longer pending is left out.
  */
-export async function pendingCases(client: Client, taskQueue: string): Promise<CaseView[]> {
-  const ids = await pendingWorkflowIds(client, taskQueue);
-  const cases = await mapLimited(ids, PARALLEL_READS, (id) => readCase(client, id.workflowId, id.runId));
+export async function pendingCases(source: CaseSource, taskQueue: string): Promise<CaseView[]> {
+  const ids = await pendingWorkflowIds(source.client, taskQueue);
+  const cases = await mapLimited(ids, PARALLEL_READS, (id) => readCase(source, id.workflowId, id.runId));
   return cases
     .filter((c): c is CaseView => c !== null && awaitingDecision(c.status))
     .sort((a, b) => (a.status.pendingApproval?.requested_at ?? '').localeCompare(b.status.pendingApproval?.requested_at ?? ''));

@@ -1,4 +1,4 @@
-import { formatMoney } from '../../workflows/desk-money';
+import { formatMoney } from '../../context/money';
 
 // How the console writes amounts, durations and times: one place, so every page agrees.
 

@@ -166,20 +166,21 @@ async function signIn(ctx: RouteContext, state: ConsoleState, req: IncomingMessa
 }
 
 async function get(ctx: RouteContext, state: ConsoleState, rest: string, session: Session): Promise<Answer> {
-  const { client, config } = ctx.deps;
+  const { config } = ctx.deps;
+  const source = { client: ctx.deps.client, log: ctx.transcriptLog };
   if (rest === '/inbox') {
-    const cases = await ctx.temporal('listing pending approvals', () => pendingCases(client, ctx.taskQueue), ctx.temporalTimeoutMs * 2);
+    const cases = await ctx.temporal('listing pending approvals', () => pendingCases(source, ctx.taskQueue), ctx.temporalTimeoutMs * 2);
     return htmlAnswer(200, inboxPage(cases, { session, settings: ctx.settings, refs: state.refs, now: Date.now(), pollMs: config.CASEWORK_CONSOLE_POLL_SECONDS * 1000 }));
   }
   if (rest === '/inbox/pending') {
-    const cases = await ctx.temporal('listing pending approvals', () => pendingCases(client, ctx.taskQueue), ctx.temporalTimeoutMs * 2);
+    const cases = await ctx.temporal('listing pending approvals', () => pendingCases(source, ctx.taskQueue), ctx.temporalTimeoutMs * 2);
     return { status: 200, body: { requestIds: cases.map((c) => c.status.pendingApproval?.request_id).filter(Boolean) } };
   }
   const caseMatch = /^\/cases\/([^/]+)$/.exec(rest);
   if (caseMatch) {
     const workflowId = caseMatch[1] ?? '';
     if (!WORKFLOW_ID.test(workflowId)) throw new HttpError(400, 'a case is named by its investigation id, e.g. investigation-T-1001');
-    const view = await ctx.temporal('reading the case', () => readCase(client, workflowId));
+    const view = await ctx.temporal('reading the case', () => readCase(source, workflowId));
     return htmlAnswer(200, timelinePage(view, { session, settings: ctx.settings, refs: state.refs, temporalUiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE }));
   }
   if (rest === '/customers') {

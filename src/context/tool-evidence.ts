@@ -1,5 +1,5 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { formatMoney } from './desk-money';
+import { formatMoney } from './money';
 
 // The evidence lines of the refund note: what the tools found, said the way a support agent
 // would say it ("Order 5102: delivered, placed 2 Mar 2026, total £42.00"), not the JSON the
