@@ -4,6 +4,11 @@ import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { readStatusOrBroken } from '../src/client/hand-off';
 import { deliverEvent } from '../src/client/investigations';
 import { stateFromHistory } from '../src/client/recovery';
+import { messagesOfEntries } from '../src/context/log-messages';
+import { TranscriptLog } from '../src/db/transcript-log';
+import { readCase } from '../src/server/console/cases';
+import { bodyCodecOf } from '../src/temporal/codec/body-codec';
+import { codecFor } from '../src/temporal/data-converter';
 import { emptyCaseNotes } from '../src/schemas/case-notes';
 import { textOfMessages } from '../src/context/transcript';
 import { transcriptProblems } from '../src/context/transcript-check';
@@ -186,6 +191,13 @@ describe('a broken run is recovered by the next event', () => {
     assert.equal(reopened.recoveredFrom, null);
     assert.equal(reopened.lastReply, 'Welcome back, how can I help?');
     assert.ok(!textOfMessages(lastRequest(id).messages).includes('zq-closed-run'), 'the fresh run does not carry the closed conversation');
+    // Kept by reference, the closed run's entries stay in the log under the same workflow id; the console reads only the new run's.
+    const log = new TranscriptLog(ctx.tw.pool, bodyCodecOf(codecFor(ctx.tw.config)));
+    assert.ok(textOfMessages(messagesOfEntries(await log.all(id, ['message']))).includes('zq-closed-run'), 'the closed run wrote its entries to the log');
+    const shown = await readCase({ client: ctx.tw.client, log }, id);
+    assert.ok(shown.transcript, 'the console reads the reopened run');
+    assert.match(textOfMessages(shown.transcript), /One more question/);
+    assert.ok(!textOfMessages(shown.transcript).includes('zq-closed-run'), 'the console does not show the closed conversation as part of this one');
   });
 });
 

@@ -13,6 +13,8 @@ export interface EvidenceRequest {
   workflowId: string;
   /** Entries after this one (results of the reply being run) are not in the transcript yet, so not in the evidence. */
   throughSeq: number;
+  /** Entries before this one belong to earlier, closed runs of the workflow id (a reopened ticket), so not to this case's evidence. */
+  fromSeq?: number;
   currency?: string;
 }
 
@@ -23,7 +25,7 @@ export function createEvidenceActivities(deps: { log?: TranscriptLog }) {
     async toolEvidenceFromLog(request: EvidenceRequest): Promise<string[]> {
       if (!deps.log) throw new BadInputError('this worker has no transcript log (createActivities needs transcriptLog): evidence of a run by reference cannot be read');
       const entries = await deps.log.all(request.workflowId, ['message']);
-      const messages = messagesOfEntries(entries.filter((e) => e.seq <= request.throughSeq));
+      const messages = messagesOfEntries(entries.filter((e) => e.seq >= (request.fromSeq ?? 1) && e.seq <= request.throughSeq));
       return toolEvidence(messages, request.currency ? { currency: request.currency } : {});
     },
   });

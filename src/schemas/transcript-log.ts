@@ -87,6 +87,8 @@ export interface LoggedOutcome {
 export interface TranscriptLogState {
   /** The next free entry number; numbers are unique in the investigation, not always dense. */
   nextSeq: number;
+  /** The first number this investigation's runs gave out, when earlier, closed runs of its workflow id wrote the ones before (a reopened ticket): readers of the log leave those out. */
+  firstSeq?: number;
   /** Entries numbered but not yet written: the next model or compaction activity writes them. */
   pending: LogEntry[];
   /** Messages compacted out of the skeleton (they are in the log). */

@@ -28,7 +28,7 @@ const SKIP_AFTER_FAILED_CALL = 64;
 export function logState(s: CarriedState, from = 1): TranscriptLogState {
   if (s.log && s.log.nextSeq < from) s.log.nextSeq = from;
   if (!s.log) {
-    s.log = { nextSeq: from, pending: [], droppedMessages: 0, stepsLogged: 0, context: {} };
+    s.log = { nextSeq: from, ...(from > 1 ? { firstSeq: from } : {}), pending: [], droppedMessages: 0, stepsLogged: 0, context: {} };
     // A run carried from before the log: its whole transcript (compacted prefix too) is written once, then the prefix leaves the state.
     numberTranscript(s);
     if (s.compactedThrough > 0) dropPrefix(s, s.compactedThrough);

@@ -97,7 +97,12 @@ async function refundEvidence(run: Run, currency: string | undefined): Promise<s
   const { s } = run;
   if (!run.byRef || !run.postsToDesk || !patched(EVIDENCE_FROM_LOG_PATCH)) return toolEvidence(s.transcript, { currency });
   try {
-    return await run.acts.toolEvidenceFromLog({ workflowId: run.id.workflowId, throughSeq: highestSeq(s.transcript), ...(currency ? { currency } : {}) });
+    return await run.acts.toolEvidenceFromLog({
+      workflowId: run.id.workflowId,
+      throughSeq: highestSeq(s.transcript),
+      ...(s.log?.firstSeq ? { fromSeq: s.log.firstSeq } : {}),
+      ...(currency ? { currency } : {}),
+    });
   } catch (error) {
     // A local activity's last attempt rejects with its own failure, not an ActivityFailure around it.
     if (!(error instanceof ActivityFailure || error instanceof ApplicationFailure || error instanceof TimeoutFailure)) throw error;

@@ -46,7 +46,9 @@ export interface CaseSource {
 async function transcriptOf(log: TranscriptLog, workflowId: string, carried: CarriedState): Promise<CarriedState['transcript'] | null> {
   if (!carried.log) return carried.transcript;
   try {
-    const written = await log.all(workflowId, ['message']);
+    // Entries before the run's first number are earlier, closed runs' (a reopened ticket): not this case's conversation.
+    const from = carried.log.firstSeq ?? 1;
+    const written = (await log.all(workflowId, ['message'])).filter((e) => e.seq >= from);
     // Entries the run has numbered but not written yet are whole in its pending queue.
     return wholeTranscript(carried.transcript, [...written, ...carried.log.pending]);
   } catch {
