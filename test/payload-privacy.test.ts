@@ -5,7 +5,10 @@ import { ApplicationFailure, type Payload } from '@temporalio/common';
 import { isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import { createMemoryActivities } from '../src/activities/memory';
+import { TranscriptLog } from '../src/db/transcript-log';
 import { investigationId } from '../src/schemas/event';
+import { bodyCodecOf } from '../src/temporal/codec/body-codec';
+import { codecFor } from '../src/temporal/data-converter';
 import { decodeHistoryPayloads } from '../src/temporal/history-payloads';
 import { settingsWith, ticket } from './support/investigate';
 import { calls, scriptedModel, toolUse } from './support/scripted-model';
@@ -18,7 +21,8 @@ import { seededWorker } from './support/temporal';
 // results, a memory note in its context and a model failure quoting the customer's address;
 // its raw history, read by a client with no codec, holds none of them, and neither do the
 // stored blobs. The same history through the worker's converter holds every one, so the check
-// is not vacuous.
+// is not vacuous. Kept by reference (the default), the conversation leaves history for the
+// transcript log, whose rows are ciphertext too; read through the log with the keys, it is whole.
 
 const model = scriptedModel();
 const ctx = seededWorker({ model });
@@ -70,39 +74,41 @@ const encodingOf = (p: Payload) => Buffer.from(p.metadata?.encoding ?? []).toStr
 
 const count = (haystack: string[], needle: string) => haystack.reduce((n, h) => n + h.split(needle).length - 1, 0);
 
+/** Runs the investigation that handles every secret, with `env`; returns its workflow id and its raw history read without the codec. */
+async function investigateSecrets(env: Record<string, string>): Promise<{ id: string; history: unknown; raw: Walked }> {
+  const customerId = 'cust_dana';
+  const memory = createMemoryActivities({ pool: ctx.db.app });
+  await memory.remember({ name: 'remember', input: { fact: NOTE }, context: { customerId, ticketId: 'T0', workflowId: 'investigation-T0', toolUseId: 'toolu_0' } });
+  const event = ticket(customerId, `I was charged twice for my trail shoes, order 5102, on card ${CARD}. It never reached ${HOME}. Or was it order ${TYPED_ORDER}?`);
+  const id = investigationId(event.ticketId);
+  model.script(id, [
+    calls(toolUse('get_order', { order_id: '5102' }), toolUse('get_tracking_events', { order_id: '5102' })),
+    calls(toolUse('get_order', { order_id: TYPED_ORDER })),
+    // An API error that quotes the request back: its message lands in a failure, the hand-off reason and the memo.
+    () => {
+      throw ApplicationFailure.create({ type: 'invalid_request_error', nonRetryable: true, message: `400 (scripted model): cannot parse "${HOME}"` });
+    },
+  ]);
+  const settled = await deliver(ctx.tw, model, event, settingsWith(env));
+  assert.equal(settled.status, 'needs_human');
+  const sent = JSON.stringify(model.requests(id, 'investigate'));
+  for (const [what, secret] of Object.entries(SECRETS)) assert.ok(sent.includes(secret), `the run did handle the ${what}`);
+
+  // What the server holds, read the way someone without the keys would: a plain client.
+  const connection = await Connection.connect({ address: ctx.tw.config.TEMPORAL_ADDRESS });
+  try {
+    const plain = new Client({ connection, namespace: ctx.tw.config.TEMPORAL_NAMESPACE });
+    const history = await plain.workflow.getHandle(id).fetchHistory();
+    return { id, history, raw: walk(history) };
+  } finally {
+    await connection.close();
+  }
+}
+
 describe('payload privacy', () => {
   test('a run’s raw history and stored blobs hold no customer text, order detail or memory note; decoded, they hold them all', async (t) => {
-    const customerId = 'cust_dana';
-    const memory = createMemoryActivities({ pool: ctx.db.app });
-    await memory.remember({ name: 'remember', input: { fact: NOTE }, context: { customerId, ticketId: 'T0', workflowId: 'investigation-T0', toolUseId: 'toolu_0' } });
-    const event = ticket(customerId, `I was charged twice for my trail shoes, order 5102, on card ${CARD}. It never reached ${HOME}. Or was it order ${TYPED_ORDER}?`);
-    const id = investigationId(event.ticketId);
-    model.script(id, [
-      calls(toolUse('get_order', { order_id: '5102' }), toolUse('get_tracking_events', { order_id: '5102' })),
-      calls(toolUse('get_order', { order_id: TYPED_ORDER })),
-      // An API error that quotes the request back: its message lands in a failure, the hand-off reason and the memo.
-      () => {
-        throw ApplicationFailure.create({ type: 'invalid_request_error', nonRetryable: true, message: `400 (scripted model): cannot parse "${HOME}"` });
-      },
-    ]);
-    // Kept in the workflow: this run's words must travel in payloads, so the test sees them encrypted and stored by reference.
-    // By reference the conversation leaves history for the transcript log (encrypted too: test/transcript-log.test.ts).
-    const settled = await deliver(ctx.tw, model, event, settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'false' }));
-    assert.equal(settled.status, 'needs_human');
-    const sent = JSON.stringify(model.requests(id, 'investigate'));
-    for (const [what, secret] of Object.entries(SECRETS)) assert.ok(sent.includes(secret), `the run did handle the ${what}`);
-
-    // What the server holds, read the way someone without the keys would: a plain client.
-    const connection = await Connection.connect({ address: ctx.tw.config.TEMPORAL_ADDRESS });
-    let raw: Walked;
-    let history: unknown;
-    try {
-      const plain = new Client({ connection, namespace: ctx.tw.config.TEMPORAL_NAMESPACE });
-      history = await plain.workflow.getHandle(id).fetchHistory();
-      raw = walk(history);
-    } finally {
-      await connection.close();
-    }
+    // Kept in the workflow (CASEWORK_HISTORY_BY_REFERENCE=false): this run's words travel in payloads, so the test sees them encrypted and stored by reference.
+    const { history, raw } = await investigateSecrets({ CASEWORK_HISTORY_BY_REFERENCE: 'false' });
     // Only search attributes (ids, status, step, token counts) and stored references are in clear.
     const clear = raw.payloads.filter((p) => !isReferencePayload(p) && encodingOf(p) !== 'binary/encrypted');
     const clearKinds = [...new Set(clear.map(encodingOf))];
@@ -150,5 +156,30 @@ describe('payload privacy', () => {
       decoded.some((d) => d.includes(`cannot parse \\"${HOME}`) || d.includes(`cannot parse "${HOME}`)),
       'the failure message is among the decoded payloads',
     );
+  });
+  test('kept by reference (the default), the raw history and the transcript log hold none of it in clear; read through the log, every word is there', async (t) => {
+    const { id, raw } = await investigateSecrets({ CASEWORK_HISTORY_BY_REFERENCE: 'true' });
+    const clear = raw.payloads.filter((p) => !isReferencePayload(p) && encodingOf(p) !== 'binary/encrypted');
+    assert.deepEqual([...new Set(clear.map(encodingOf))], ['json/plain'], 'besides references, only JSON search attributes are unencrypted');
+
+    // What the transcript log's table holds, read the way someone with the database and without the keys would.
+    const stored = (await ctx.db.admin.query<{ body: Buffer }>('SELECT body FROM transcript_log WHERE workflow_id = $1', [id])).rows;
+    assert.ok(stored.length > 0, 'the run wrote its conversation to the transcript log');
+    const storedText = stored.map((r) => r.body.toString('latin1'));
+    // Through the log with the worker's keys, as `casework transcript` reads it.
+    const log = new TranscriptLog(ctx.db.app, bodyCodecOf(codecFor(ctx.tw.config)));
+    const read = (await log.all(id)).map((e) => JSON.stringify(e.body));
+
+    t.diagnostic(`history: ${raw.payloads.length} payloads; transcript log: ${stored.length} entries`);
+    for (const [what, secret] of Object.entries(SECRETS)) {
+      t.diagnostic(`${what}: raw history ${count(raw.text, secret)}, log rows ${count(storedText, secret)}, read through the log ${count(read, secret)}`);
+      assert.equal(count(raw.text, secret), 0, `the raw history shows the ${what}`);
+      assert.equal(count(storedText, secret), 0, `a transcript_log row shows the ${what}`);
+    }
+    assert.equal(count([...raw.text, ...storedText], CARD.replace(/ /g, '')), 0, 'nor the card number without its spaces');
+    // The tool results and the customer's message are whole in the log (the memory note and the failure travel in history, checked above).
+    for (const secret of [CARD, HOME, TYPED_ORDER, SECRETS["customer's words"], SECRETS['order item (get_order)'], SECRETS['tracking event (get_tracking_events)']]) {
+      assert.ok(count(read, secret) > 0, `read through the log, the conversation holds ${secret}`);
+    }
   });
 });
