@@ -1,6 +1,8 @@
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { Context } from '@temporalio/activity';
 import { buildContext } from '../context/build-context';
 import { assistantMessage } from '../context/replies';
+import { decodeLayout, decodeSeqs, PlanEncodingError } from '../context/plan-encoding';
 import { layoutSeqs, messageEntry, messagesOfLayout, previewOf, resultText } from '../context/references';
 import { SYSTEM_PROMPT } from '../context/system-prompt';
 import { estimateBlockTokens } from '../context/tokens';
@@ -13,7 +15,7 @@ import type { CaseNotes } from '../schemas/case-notes';
 import type { ModelReply } from '../schemas/model';
 import type { ToolCall, ToolOutcome } from '../schemas/tool-call';
 import { toolDefinitions } from '../schemas/tool-specs';
-import type { CompactionPlan, LogEntry, LoggedOutcome, StepPlan } from '../schemas/transcript-log';
+import type { CompactionPlan, LayoutMessage, LogEntry, LoggedOutcome, StepPlan } from '../schemas/transcript-log';
 import { createCompactionActivities } from './compaction';
 import { failuresForTemporal } from './failures';
 import { withHeartbeat } from './heartbeat';
@@ -37,6 +39,36 @@ async function entriesOf(log: TranscriptLog, workflowId: string, entries: readon
   return new Map(read.map((e) => [e.seq, e]));
 }
 
+/** The investigation a plan is for: named in the first shape, the activity's own in the compact one. */
+function workflowOf(plan: StepPlan | CompactionPlan): string {
+  if (plan.v !== 2) return plan.workflowId;
+  const workflowId = Context.current().info.workflowExecution?.workflowId;
+  if (!workflowId) throw new BadInputError('a compact plan names no investigation: it runs only as an activity of the investigation it is for');
+  return workflowId;
+}
+
+/** A compact plan's string, decoded; a string that does not decode is bad input, never retried. */
+function decoded<T>(decode: () => T, what: string): T {
+  try {
+    return decode();
+  } catch (error) {
+    if (error instanceof PlanEncodingError) throw new BadInputError(`the plan's ${what} does not decode: ${error.message}`);
+    throw error;
+  }
+}
+
+const layoutOfPlan = (plan: StepPlan | CompactionPlan): LayoutMessage[] => (plan.v === 2 ? decoded(() => decodeLayout(plan.layout), 'layout') : plan.layout);
+
+/** The tool_use ids of the cleared results: named in the first shape, by their entries (tool_result blocks) in the compact one. */
+function clearedIdsOf(plan: StepPlan, entries: ReadonlyMap<number, LogEntry>): string[] {
+  if (plan.v !== 2) return plan.clearedIds;
+  return decoded(() => decodeSeqs(plan.cleared), 'cleared results').map((seq) => {
+    const body = entries.get(seq)?.body as ToolResultBlockParam | undefined;
+    if (body?.type !== 'tool_result') throw new BadInputError(`the plan clears entry ${seq}, which is not a tool result of this step's messages`);
+    return body.tool_use_id;
+  });
+}
+
 /** Builds the model step and compaction activities over the transcript log. */
 export function createTranscriptActivities(deps: { model: Model; log?: TranscriptLog }) {
   const { compactConversation } = createCompactionActivities({ model: deps.model });
@@ -44,26 +76,28 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
     /** One investigation step from its plan: the request rebuilt from the log, the reply's blocks written back. */
     async callModelOnPlan(plan: StepPlan): Promise<ModelReply> {
       const log = need(deps.log);
+      const workflowId = workflowOf(plan);
+      const layout = layoutOfPlan(plan);
       const refs = [plan.context.memory, plan.context.agentNotes, plan.context.caseNotes].filter((s): s is number => s !== null);
-      const entries = await entriesOf(log, plan.workflowId, plan.entries, [...layoutSeqs(plan.layout), ...refs]);
+      const entries = await entriesOf(log, workflowId, plan.entries, [...layoutSeqs(layout), ...refs]);
       const bodyAt = (seq: number | null) => (seq === null ? null : (entries.get(seq)?.body ?? null));
       const built = buildContext({
         system: SYSTEM_PROMPT,
         tools: TOOLS,
-        messages: messagesOfLayout(plan.layout, entries),
-        clearedIds: plan.clearedIds,
+        messages: messagesOfLayout(layout, entries),
+        clearedIds: clearedIdsOf(plan, entries),
         memoryBlock: bodyAt(plan.context.memory) as string | null,
         agentNotes: bodyAt(plan.context.agentNotes) as AgentNotes | null,
         caseNotes: bodyAt(plan.context.caseNotes) as CaseNotes | null,
       });
       // The workflow checked its skeleton; the whole messages must pass too, or the log and the skeleton disagree.
       const problems = requestProblems(built);
-      if (problems.length) throw new BadInputError(`the request rebuilt from the transcript log of ${plan.workflowId} breaks the Messages API's rules: ${problems.join('; ')}`);
+      if (problems.length) throw new BadInputError(`the request rebuilt from the transcript log of ${workflowId} breaks the Messages API's rules: ${problems.join('; ')}`);
       const reply = await withHeartbeat(() => deps.model.create({ purpose: 'investigate', ...built, max_tokens: plan.max_tokens, extra: plan.extra }));
       const message = assistantMessage(reply);
       if (message && Array.isArray(message.content)) {
         await log.write(
-          plan.workflowId,
+          workflowId,
           message.content.map((block, i) => messageEntry('assistant', block, plan.replySeq + i)),
         );
       }
@@ -73,8 +107,16 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
     /** Compaction from its plan: the messages it summarises read from the log. */
     async compactFromLog(plan: CompactionPlan) {
       const log = need(deps.log);
-      const entries = await entriesOf(log, plan.workflowId, plan.entries, layoutSeqs(plan.layout));
-      return compactConversation({ messages: messagesOfLayout(plan.layout, entries), previous: plan.previous });
+      const workflowId = workflowOf(plan);
+      const layout = layoutOfPlan(plan);
+      const previousSeq = plan.v === 2 ? plan.previousSeq : null;
+      const entries = await entriesOf(log, workflowId, plan.entries, [...layoutSeqs(layout), ...(previousSeq === null ? [] : [previousSeq])]);
+      const previous = previousSeq === null ? (plan.previous ?? null) : (entries.get(previousSeq)?.body as CaseNotes);
+      const result = await compactConversation({ messages: messagesOfLayout(layout, entries), previous });
+      if (plan.v !== 2) return result;
+      // The notes are written here, once: a retry whose model wrote other notes returns the ones already stored, so the log and the workflow agree.
+      const [stored] = await log.write(workflowId, [{ seq: plan.notesSeq, kind: 'case_notes', body: result.notes, tokens: 0 }], 'keep-stored');
+      return stored ? { ...result, notes: stored.body as CaseNotes } : result;
     },
   });
 }

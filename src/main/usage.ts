@@ -29,5 +29,5 @@ export const USAGE = `usage: casework <command>
   memory show|correct|forget --customer <id> ...
   bench context [--json] | bench memory [--customers <n>] [--notes <n>] [--json]
   bench desk [--deliveries <n>] [--replies <n>] [--concurrency 1,8] [--json]
-  bench overhead [--steps <n>] [--repeats <n>] | bench history [--steps 30,200,500] [--json]
+  bench overhead [--steps <n>] [--repeats <n>] | bench history [--steps 30,200,500] [--ways before,after] [--breakdown] [--json]
   bench capacity [--cases <n>] [--cache-size <n>] [--sample <n>] [--concurrency <n>] [--json]`;

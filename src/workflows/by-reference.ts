@@ -1,6 +1,8 @@
 import type { MessageParam, ToolResultBlockParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { appendAssistant } from '../context/replies';
-import { layoutOf, leanBlock, numberBlocks, versionOf } from '../context/references';
+import { encodeLayout, encodeSeqs } from '../context/plan-encoding';
+import { layoutOf, leanBlock, numberBlocks, versionOf, type LeanBlock } from '../context/references';
+import type { CaseNotes } from '../schemas/case-notes';
 import type { CarriedState, StepRecord } from '../schemas/investigation';
 import type { CompactionPlan, ContextRefs, LoggedOutcome, LogEntry, LogKind, StepPlan, TranscriptLogState } from '../schemas/transcript-log';
 import type { Run } from './state';
@@ -14,6 +16,9 @@ import type { Run } from './state';
 
 /** The patch that turns history by reference on for runs started after it shipped. */
 export const HISTORY_BY_REFERENCE_PATCH = 'history-by-reference';
+
+/** The patch that sends plans in their compact shape (src/context/plan-encoding.ts) and lets compaction write its own notes. */
+export const HISTORY_PLAN_COMPACT_PATCH = 'history-plan-compact';
 
 /** Step records kept in the carried state; older ones move to the log (kind `step`). */
 export const STEP_RECORDS_KEPT = 50;
@@ -93,16 +98,29 @@ export function stepPlan(run: Run, options: { max_tokens: number; extra?: Record
     agentNotes: contextRef(s, 'agentNotes', 'agent_notes', s.notesShown, true),
     caseNotes: contextRef(s, 'caseNotes', 'case_notes', s.caseNotes, s.caseNotes !== null),
   };
-  return {
-    workflowId: run.id.workflowId,
+  const common = {
     entries: pendingEntries(s),
-    layout: layoutOf(s.transcript),
-    clearedIds: s.clearedIds,
     context,
     replySeq: logState(s).nextSeq,
     max_tokens: options.max_tokens,
     ...(options.extra ? { extra: options.extra } : {}),
   };
+  if (!run.compactPlans) return { workflowId: run.id.workflowId, layout: layoutOf(s.transcript), clearedIds: s.clearedIds, ...common };
+  return { v: 2, layout: encodeLayout(layoutOf(s.transcript)), cleared: encodeSeqs(clearedSeqs(s)), ...common };
+}
+
+/** The entries of the skeleton's tool results that clearing names, in order: the same results, by number. */
+export function clearedSeqs(s: CarriedState): number[] {
+  if (s.clearedIds.length === 0) return [];
+  const cleared = new Set(s.clearedIds);
+  const seqs: number[] = [];
+  for (const message of s.transcript) {
+    if (typeof message.content === 'string') continue;
+    for (const block of message.content as LeanBlock[]) {
+      if (block.type === 'tool_result' && cleared.has(block.tool_use_id) && block.seq !== undefined) seqs.push(block.seq);
+    }
+  }
+  return seqs.sort((a, b) => a - b);
 }
 
 /** After the model call: the reply's blocks are numbered where the activity wrote them, and join the skeleton lean. */
@@ -139,13 +157,31 @@ export function resultBlock(use: ToolUseBlock, outcome: { content: string; is_er
 export function compactionPlan(run: Run, split: number): CompactionPlan {
   const { s } = run;
   numberTranscript(s);
-  return { workflowId: run.id.workflowId, entries: pendingEntries(s), layout: layoutOf(s.transcript.slice(0, split)), previous: s.caseNotes };
+  const layout = layoutOf(s.transcript.slice(0, split));
+  if (!run.compactPlans) return { workflowId: run.id.workflowId, entries: pendingEntries(s), layout, previous: s.caseNotes };
+  // The previous notes travel by entry when the log holds this very version (written, or queued in these entries).
+  const known = logState(s).context.caseNotes;
+  const byEntry = s.caseNotes === null || (known !== undefined && known.version === versionOf(s.caseNotes));
+  return {
+    v: 2,
+    entries: pendingEntries(s),
+    layout: encodeLayout(layout),
+    previousSeq: s.caseNotes === null || !byEntry ? null : known!.seq,
+    ...(byEntry ? {} : { previous: s.caseNotes }),
+    notesSeq: reserveResult(s),
+  };
 }
 
 /** After compaction: the plan's entries are written, and the compacted messages leave the skeleton. */
 export function compacted(s: CarriedState, plan: CompactionPlan, split: number): void {
   written(s, plan.entries);
   dropPrefix(s, split);
+}
+
+/** The notes a compact plan's activity wrote at `notesSeq` are the current version: the next plan names them instead of sending them again. */
+export function notesLogged(s: CarriedState, plan: CompactionPlan, notes: CaseNotes): void {
+  if (plan.v !== 2) return;
+  logState(s).context.caseNotes = { seq: plan.notesSeq, version: versionOf(notes) };
 }
 
 /** Records a step; past STEP_RECORDS_KEPT the oldest records move to the log, so the carried state stays bounded. */

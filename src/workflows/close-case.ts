@@ -1,7 +1,7 @@
 import { ActivityFailure, condition, log } from '@temporalio/workflow';
 import { needsHumanNote } from './desk-notes';
 import { liveTail } from './context-step';
-import { compactionPlan, written } from './by-reference';
+import { compactionPlan, notesLogged, written } from './by-reference';
 import { flushDeskPosts, queueNote } from './desk-posts';
 import { publish, type Run } from './state';
 import { failureText } from './turn';
@@ -41,6 +41,7 @@ async function recordOutcome(run: Run): Promise<void> {
       s.caseNotes = (await acts.compactFromLog(plan)).notes;
       // The skeleton stays: a case whose recording fails is retried from the same conversation.
       written(s, plan.entries);
+      notesLogged(s, plan, s.caseNotes);
     } else if (rest.length > 0) s.caseNotes = (await acts.compactConversation({ messages: rest, previous: s.caseNotes })).notes;
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;

@@ -3,7 +3,7 @@ import { costOf } from '../context/accounting';
 import { clearingTrigger, idsToClear } from '../context/clearing';
 import { chooseSplit } from '../context/split';
 import { leanTokens } from '../context/references';
-import { compacted, compactionPlan } from './by-reference';
+import { compacted, compactionPlan, notesLogged } from './by-reference';
 import type { CarriedState, InvestigationSettings } from '../schemas/investigation';
 import { addUsage } from '../schemas/model';
 import type { Run } from './state';
@@ -64,6 +64,7 @@ async function compactByReference(run: Run, split: number) {
   const plan = compactionPlan(run, split);
   const result = await run.acts.compactFromLog(plan);
   compacted(run.s, plan, split);
+  notesLogged(run.s, plan, result.notes);
   return result;
 }
 

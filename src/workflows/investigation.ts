@@ -11,7 +11,7 @@ import { markRecovered } from './recovery';
 import { installDecisionHandlers, pendingDecision, settleDecision, watchApproval } from './refund-approval';
 import { publish, startingState, statusOf, type Run } from './state';
 import { afterReply, failureText, modelStep } from './turn';
-import { carriedByReference, HISTORY_BY_REFERENCE_PATCH, logState } from './by-reference';
+import { carriedByReference, HISTORY_BY_REFERENCE_PATCH, HISTORY_PLAN_COMPACT_PATCH, logState } from './by-reference';
 
 /** What the customer is told when the step cap ends a turn. */
 const STEP_CAP_REPLY = 'I have not been able to finish looking into this within my step limit, so I have passed your case to a colleague, who will reply to you here.';
@@ -32,8 +32,12 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     // Decided once, before any command: runs recorded before the transcript log replay as they ran.
     byRef: settings.historyByReference === true && patched(HISTORY_BY_REFERENCE_PATCH),
   };
-  // A run started over a closed one numbers its entries after what the earlier runs wrote (the input says from where).
-  if (run.byRef) logState(run.s, input.logFrom);
+  if (run.byRef) {
+    // A run started over a closed one numbers its entries after what the earlier runs wrote (the input says from where).
+    logState(run.s, input.logFrom);
+    // Plans in their compact shape for runs started after it shipped; runs in flight keep sending the first shape.
+    run.compactPlans = patched(HISTORY_PLAN_COMPACT_PATCH);
+  }
   const { id, s, acts } = run;
   let closeRequested = false;
   let stepsThisRun = 0;

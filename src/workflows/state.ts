@@ -145,4 +145,6 @@ export interface Run {
   postsToDesk?: boolean;
   /** True when this run keeps its transcript by reference in the transcript log (patch history-by-reference, decided once, at start). */
   byRef?: boolean;
+  /** History by reference sends its plans in the compact shape (patch `history-plan-compact`). */
+  compactPlans?: boolean;
 }

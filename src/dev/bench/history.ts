@@ -14,6 +14,7 @@ import { codecFor } from '../../temporal/data-converter';
 import { decodeHistoryPayloads } from '../../temporal/history-payloads';
 import { exampleEvent } from '../demo/run';
 import { startLocalStack } from '../env/stack';
+import { historyBreakdown, printBreakdown } from './history-breakdown';
 import { historySizes } from './workflow';
 
 type Out = (line: string) => void;
@@ -103,7 +104,7 @@ async function checkResults(pool: Pool, entries: LogEntry[], workflowId: string)
 /** Runs the bench and prints its table; returns the samples. */
 export async function runHistoryBench(
   config: Config,
-  options: { out: Out; steps?: number[]; json?: boolean; timeoutMs?: number; ways?: ('before' | 'after')[] },
+  options: { out: Out; steps?: number[]; json?: boolean; timeoutMs?: number; ways?: ('before' | 'after')[]; breakdown?: boolean },
 ): Promise<HistorySample[]> {
   const lengths = options.steps ?? [30, 200, 500];
   const longest = Math.max(...lengths);
@@ -131,6 +132,17 @@ export async function runHistoryBench(
         });
         if (!status) continue;
         const runs = await historySizes(stack.client, status.workflowId);
+        if (options.breakdown && way === 'after') {
+          printBreakdown(
+            await historyBreakdown(
+              stack.client,
+              status.workflowId,
+              runs.map((r) => r.runId),
+            ),
+            status.step,
+            options.out,
+          );
+        }
         const entries = await log.all(status.workflowId, ['message']);
         const checked = way === 'after' ? await checkResults(stack.db.app, entries, status.workflowId) : { checked: 0, matched: 0, meanTokens: 0 };
         samples.push({
@@ -173,4 +185,12 @@ function printTable(samples: HistorySample[], out: Out, model: string): void {
     );
   }
   out('  targets (after): history ≤ 4,096 B/step, ≤ 1,000 events/100 steps, carried state ≤ 65,536 B, Postgres ≤ 2× the transcript');
+  for (const s of samples.filter((x) => x.way === 'after')) {
+    const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+    out(
+      `  ${String(s.steps).padStart(5)} steps: history ${met(s.historyBytes / s.steps <= 4_096)}, events ${met((s.events / s.steps) * 100 <= 1_000)}, ` +
+        `carried state ${met(s.carriedBytes <= 65_536)}, Postgres ${met(s.postgresBytes <= 2 * s.transcriptBytes)}, ` +
+        `results ${met(s.resultsMatched === s.resultsChecked)}`,
+    );
+  }
 }
