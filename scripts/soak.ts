@@ -14,7 +14,7 @@ import { startFaultProxy, type FaultProxy } from '../src/dev/fault-proxy';
 import { cohortCustomer, cohortMessage, seedCohorts } from '../src/dev/soak/cohorts';
 import { readLedger, type Ledger } from '../src/dev/soak/ledger-checks';
 import { parseSoakOptions, SOAK_USAGE, type SoakOptions } from '../src/dev/soak/options';
-import { seededRng } from '../src/dev/soak/rng';
+import { seededRng } from '../src/dev/rng';
 import { scanTranscript, type InfraFinding } from '../src/dev/soak/transcript-scan';
 import { superviseWorker, type WorkerProcess } from '../src/dev/soak/worker-process';
 import type { TicketEvent } from '../src/schemas/event';

@@ -4,7 +4,7 @@ import { demoRows } from '../src/dev/demo-data/seed';
 import { cohortMessage, cohortOrderId, cohortRow } from '../src/dev/soak/cohorts';
 import { findInfrastructureText } from '../src/dev/soak/infra-text';
 import { parseSoakOptions } from '../src/dev/soak/options';
-import { seededRng } from '../src/dev/soak/rng';
+import { seededRng } from '../src/dev/rng';
 
 // The soak's pure parts: how it copies the demo data per investigation, what it counts as
 // infrastructure text in a reply, and its options.

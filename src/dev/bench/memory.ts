@@ -5,6 +5,7 @@ import { withCustomer } from '../../db/pool';
 import { SEARCH_SQL, searchParams } from '../../memory/search';
 import type { Embedder } from '../../memory/embedder';
 import { firstRow } from '../../db/rows';
+import { seededRng } from '../rng';
 
 // How fast memory is at the start of a run and on recall() with a realistic amount of it:
 // 10,000 customers with 50 notes each (500,000 notes) by default. Seeding is done by Postgres
@@ -182,18 +183,6 @@ function stats(ms: number[]): LatencyStats {
   return { samples: sorted.length, median_ms: round(at(0.5)), p95_ms: round(at(0.95)), max_ms: round(at(1)) };
 }
 
-// A small seeded generator, so two runs sample the same customers and compare like for like.
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function indexesIn(plan: unknown, found = new Set<string>()): Set<string> {
   if (Array.isArray(plan)) plan.forEach((p) => indexesIn(p, found));
   else if (plan && typeof plan === 'object') {
@@ -256,7 +245,8 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
   const namespaceCounts = firstRow(counts.rows, 'notes and cases in the bench namespace');
 
   const memory = createMemoryActivities({ pool: options.appPool, embedder });
-  const next = random(42);
+  // Seeded, so two runs sample the same customers and compare like for like.
+  const next = seededRng(42).next;
   const pick = () => benchCustomerId(1 + Math.floor(next() * customers), customers, prefix);
   // With embeddings, the start of a run also ranks notes against the first message (embedding it).
   const firstMessage = () => (embedder ? QUERIES[Math.floor(next() * QUERIES.length)] : undefined);

@@ -1,4 +1,4 @@
-/** A seeded random source: the same seed gives the same fault schedule (timing still varies with the machine). */
+/** A seeded random source: the same seed gives the same sequence (the soak's fault schedule, a bench's sample, a property test's cases). */
 export interface Rng {
   /** A float in [0, 1). */
   next(): number;
@@ -8,7 +8,7 @@ export interface Rng {
   chance(p: number): boolean;
 }
 
-/** mulberry32: small, fast and good enough to schedule faults. */
+/** mulberry32: small, fast and good enough to schedule faults and draw samples. */
 export function seededRng(seed: number): Rng {
   let a = seed >>> 0;
   const next = () => {
