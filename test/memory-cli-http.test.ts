@@ -10,6 +10,7 @@ import { createApp } from '../src/server/app';
 import type { Database } from '../src/db/pool';
 import { showMemory } from '../src/memory/control';
 import { openTestDatabase, unique } from './support/db';
+import { recordWrongBuildingCase } from './support/memory-seed';
 
 describe('memory from the command line and over HTTP', () => {
   let db: Database;
@@ -18,15 +19,7 @@ describe('memory from the command line and over HTTP', () => {
 
   const seed = async (customerId: string) => {
     const memory = createMemoryActivities({ pool: db.app });
-    await memory.recordCase({
-      customerId,
-      workflowId: 'investigation-T1',
-      ticketId: 'T1',
-      orderIds: ['4471'],
-      summary: 'Wrong building',
-      resolution: 'refunded',
-      closedOn: '2026-10-14',
-    });
+    await recordWrongBuildingCase(memory, customerId);
     await memory.remember({
       name: 'remember',
       input: { fact: 'Deliveries must go to Block B, not the main gate' },

@@ -5,6 +5,7 @@ import { withCustomer, type Database } from '../src/db/pool';
 import { correctNote, forgetMemory, showMemory } from '../src/memory/control';
 import { MemoryInputError, NoteNotFoundError } from '../src/memory/errors';
 import { openTestDatabase, unique } from './support/db';
+import { recordWrongBuildingCase } from './support/memory-seed';
 
 describe('the customer sees, corrects and deletes their memory', () => {
   let db: Database;
@@ -13,15 +14,7 @@ describe('the customer sees, corrects and deletes their memory', () => {
   const remember = (customerId: string, fact: string) =>
     memory.remember({ name: 'remember', input: { fact }, context: { customerId, ticketId: 'T1', workflowId: 'investigation-T1', toolUseId: 't' } });
   const seed = async (customerId: string) => {
-    await memory.recordCase({
-      customerId,
-      workflowId: 'investigation-T1',
-      ticketId: 'T1',
-      orderIds: ['4471'],
-      summary: 'Wrong building',
-      resolution: 'refunded',
-      closedOn: '2026-10-14',
-    });
+    await recordWrongBuildingCase(memory, customerId);
     await remember(customerId, 'Deliveries must go to Block B, not the main gate');
     await remember(customerId, 'Works night shifts');
     return (await showMemory(db.app, customerId)).notes;

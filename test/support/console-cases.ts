@@ -8,6 +8,7 @@ import { settingsWith, ticket } from './investigate';
 import { answer, calls, json, lastToolResults, toolUse, type ScriptedModel, type ScriptStep } from './scripted-model';
 import { deliver } from './scripted-run';
 import type { TestWorker } from './temporal';
+import { recordWrongBuildingCase } from './memory-seed';
 
 // The cases the console's tests look at, made by the scripted model on the real worker: a run
 // paused on a refund, a long run with clearing batches and a compaction, and a customer's
@@ -67,15 +68,7 @@ export async function clearingRun(tw: TestWorker, model: ScriptedModel): Promise
 export async function seedConsoleMemory(pool: Pool, customerId: string): Promise<void> {
   let clock = Date.parse('2026-10-14T10:00:00.000Z');
   const memory = createMemoryActivities({ pool, embedder: createLocalEmbedder(), now: () => new Date((clock += 86_400_000)) });
-  await memory.recordCase({
-    customerId,
-    workflowId: 'investigation-T1',
-    ticketId: 'T1',
-    orderIds: ['4471'],
-    summary: 'Wrong building',
-    resolution: 'refunded',
-    closedOn: '2026-10-14',
-  });
+  await recordWrongBuildingCase(memory, customerId);
   const say = (fact: string) => memory.remember({ name: 'remember', input: { fact }, context: { customerId, ticketId: 'T1', workflowId: 'investigation-T1', toolUseId: 't' } });
   await say('I live at 22 Oak Road, Leeds');
   await say('I have moved to 5 Elm Street, York');
