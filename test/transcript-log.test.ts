@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTranscriptActivities, withResultLogging } from '../src/activities/transcript-log';
 import { loadConfig } from '../src/config';
-import { EntryConflictError, MissingEntryError, TranscriptLog } from '../src/db/transcript-log';
+import { EntryConflictError, MissingEntryError, nextFreeSeq, TranscriptLog } from '../src/db/transcript-log';
 import type { Database } from '../src/db/pool';
 import { transcriptCommand } from '../src/main/commands/transcript';
 import type { ToolCall, ToolOutcome } from '../src/schemas/tool-call';
@@ -43,6 +43,21 @@ describe('transcript log', () => {
     assert.equal(await rows(workflowId), 1);
     const [read] = await log.read(workflowId, [1]);
     assert.deepEqual(read, entry);
+  });
+
+  test('a run reads only its own numbers: the range bounds what all() returns, and the next free number follows every run', async () => {
+    const workflowId = unique('investigation');
+    await log.write(
+      workflowId,
+      [1, 2, 3, 4, 5].map((seq) => result(seq, `words of entry ${seq}`)),
+    );
+    const seqs = async (range: { from?: number; through?: number }) => (await log.all(workflowId, ['message'], range)).map((e) => e.seq);
+    assert.deepEqual(await seqs({}), [1, 2, 3, 4, 5]);
+    assert.deepEqual(await seqs({ from: 3 }), [3, 4, 5], 'a reopened run starting at 3 does not read the closed run');
+    assert.deepEqual(await seqs({ through: 2 }), [1, 2]);
+    assert.deepEqual(await seqs({ from: 2, through: 4 }), [2, 3, 4]);
+    assert.equal(await nextFreeSeq(db.app, workflowId), 6);
+    assert.equal(await nextFreeSeq(db.app, unique('investigation')), 1, 'an investigation with no entries starts at 1');
   });
 
   test('a different body for an entry already written is refused, naming it', async () => {

@@ -24,8 +24,8 @@ export function createEvidenceActivities(deps: { log?: TranscriptLog }) {
     /** The refund note's evidence lines, from the whole results in the log of every run of the investigation. */
     async toolEvidenceFromLog(request: EvidenceRequest): Promise<string[]> {
       if (!deps.log) throw new BadInputError('this worker has no transcript log (createActivities needs transcriptLog): evidence of a run by reference cannot be read');
-      const entries = await deps.log.all(request.workflowId, ['message']);
-      const messages = messagesOfEntries(entries.filter((e) => e.seq >= (request.fromSeq ?? 1) && e.seq <= request.throughSeq));
+      const entries = await deps.log.all(request.workflowId, ['message'], { from: request.fromSeq, through: request.throughSeq });
+      const messages = messagesOfEntries(entries);
       return toolEvidence(messages, request.currency ? { currency: request.currency } : {});
     },
   });

@@ -1,11 +1,9 @@
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { LogEntry } from '../schemas/transcript-log';
-import { bodyOf, type LeanBlock } from './references';
+import { blocksOf, bodyOf } from './references';
 
 // Whole messages back from the transcript log, for the readers that need every word of a run
 // kept by reference: the refund note's evidence, the console's inbox and timeline. Pure.
-
-const blocksOf = (message: MessageParam): LeanBlock[] => (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content as LeanBlock[]));
 
 /**
  * The messages of the log's message entries, in entry order: consecutive blocks of one role

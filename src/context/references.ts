@@ -16,7 +16,9 @@ export const PREVIEW_CHARS = 100;
 /** What follows a preview in the skeleton: the rest is in the transcript log. */
 export const PREVIEW_CUT = ' […]';
 
-const blocksOf = (message: MessageParam): LeanBlock[] => (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content as LeanBlock[]));
+/** A message's blocks as the skeleton holds them (a plain-text message as one text block). */
+export const blocksOf = (message: MessageParam): LeanBlock[] =>
+  typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content as LeanBlock[]);
 
 /** The block as the log stores it: without the skeleton's own fields. */
 export function bodyOf(block: LeanBlock): ContentBlockParam {

@@ -99,12 +99,16 @@ export class TranscriptLog {
     });
   }
 
-  /** Every entry of `workflowId` (of the kinds given, all when none), in order. */
-  async all(workflowId: string, kinds?: readonly LogKind[]): Promise<LogEntry[]> {
+  /**
+   * Every entry of `workflowId` (of the kinds given, all when none), in order; `from` and
+   * `through` bound the numbers read (a reopened ticket's run reads from its own first number).
+   */
+  async all(workflowId: string, kinds?: readonly LogKind[], range: { from?: number; through?: number } = {}): Promise<LogEntry[]> {
     const { rows } = await this.pool.query(
       `SELECT seq, kind, role, body, sha256, tokens FROM transcript_log
-        WHERE workflow_id = $1 AND ($2::text[] IS NULL OR kind = ANY($2::text[])) ORDER BY seq`,
-      [workflowId, kinds ? [...kinds] : null],
+        WHERE workflow_id = $1 AND ($2::text[] IS NULL OR kind = ANY($2::text[]))
+          AND seq >= coalesce($3::int, 1) AND ($4::int IS NULL OR seq <= $4::int) ORDER BY seq`,
+      [workflowId, kinds ? [...kinds] : null, range.from ?? null, range.through ?? null],
     );
     const entries: LogEntry[] = [];
     for (const raw of rows) entries.push(await this.decodeRow(workflowId, Row.parse(raw)));

@@ -47,8 +47,7 @@ async function transcriptOf(log: TranscriptLog, workflowId: string, carried: Car
   if (!carried.log) return carried.transcript;
   try {
     // Entries before the run's first number are earlier, closed runs' (a reopened ticket): not this case's conversation.
-    const from = carried.log.firstSeq ?? 1;
-    const written = (await log.all(workflowId, ['message'])).filter((e) => e.seq >= from);
+    const written = await log.all(workflowId, ['message'], { from: carried.log.firstSeq });
     // Entries the run has numbered but not written yet are whole in its pending queue.
     return wholeTranscript(carried.transcript, [...written, ...carried.log.pending]);
   } catch {
