@@ -1,4 +1,4 @@
-import { proxyActivities, proxyLocalActivities, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, proxyLocalActivities, TimeoutFailure, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { InvestigationSettings } from '../schemas/investigation';
 
@@ -7,6 +7,11 @@ import type { InvestigationSettings } from '../schemas/investigation';
 // budget — as long as an ordinary restart or failover takes — before a person is told; a
 // killed worker's activity is retried within seconds (short start-to-close timeouts, and
 // heartbeats on the long model calls).
+
+/** How a local activity's last attempt rejects: with its own failure, not an ActivityFailure around it. */
+export function isLocalActivityFailure(error: unknown): error is ApplicationFailure | TimeoutFailure {
+  return error instanceof ApplicationFailure || error instanceof TimeoutFailure;
+}
 
 /** The outage budget of runs started before it was a setting. */
 export const DEFAULT_OUTAGE_BUDGET_MS = 10 * 60_000;

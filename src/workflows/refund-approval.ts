@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, condition, log, patched, setHandler, TimeoutFailure, upsertMemo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, log, patched, setHandler, upsertMemo } from '@temporalio/workflow';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import type { RefundRequestResult } from '../activities/tools/refunds';
 import { highestSeq } from '../context/log-messages';
@@ -11,6 +11,7 @@ import { toolEvidence } from '../context/tool-evidence';
 import { queueNote } from './desk-posts';
 import { decideRefundSignal, decideRefundUpdate } from './investigation-api';
 import { publish, type Run } from './state';
+import { isLocalActivityFailure } from './activities';
 
 // The refund-approval conversation. request_refund files a request and answers at once: the
 // conversation goes on while a person decides (the agent can say the refund is being reviewed,
@@ -104,8 +105,7 @@ async function refundEvidence(run: Run, currency: string | undefined): Promise<s
       ...(currency ? { currency } : {}),
     });
   } catch (error) {
-    // A local activity's last attempt rejects with its own failure, not an ActivityFailure around it.
-    if (!(error instanceof ActivityFailure || error instanceof ApplicationFailure || error instanceof TimeoutFailure)) throw error;
+    if (!(error instanceof ActivityFailure || isLocalActivityFailure(error))) throw error;
     log.warn('the refund note goes without evidence: the transcript log could not be read', { error: error.message });
     return [];
   }

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, patched, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workflow';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { applyNotesUpdate, renderNotes } from '../context/agent-notes';
 import { describeIssues } from '../schemas/issues';
@@ -7,6 +7,7 @@ import type { ToolCall, ToolOutcome } from '../schemas/tool-call';
 import { isToolName, TOOL_SPECS, toolDefinitions, type ToolName } from '../schemas/tool-specs';
 import { requestRefund } from './refund-approval';
 import type { Run } from './state';
+import { isLocalActivityFailure } from './activities';
 
 /** The tool definitions the model is offered, identical on every call. */
 export const TOOLS = toolDefinitions();
@@ -130,7 +131,7 @@ export async function runTool(run: Run, use: ToolUseBlock, options: { local?: bo
     return await runActivityTool(run, name, logged, summary);
   } catch (error) {
     if (error instanceof ActivityFailure) return failedOutcome(name, error);
-    if (options.local && (error instanceof ApplicationFailure || error instanceof TimeoutFailure)) return outcomeOfFailure(name, error, error.message);
+    if (options.local && isLocalActivityFailure(error)) return outcomeOfFailure(name, error, error.message);
     throw error;
   }
 }
