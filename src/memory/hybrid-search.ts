@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isoTimestamp } from '../db/rows';
 import type { Embedder } from './embedder';
 import { parseRows } from './schemas';
-import { SEARCH_SQL, searchParams, type MemoryHit, type MemorySearch } from './search';
+import { afterSettled, SEARCH_SQL, searchParams, type MemoryHit, type MemorySearch } from './search';
 import { CASE_TEXT_SQL } from './vectors';
 
 // Recall by meaning and by words (issue 11). Two ranked lists of the customer's current notes
@@ -120,8 +120,6 @@ export interface FusionOptions {
   lexicalFloor?: number;
 }
 
-const settled = () => undefined;
-
 const keyOf = (hit: MemoryHit) => `${hit.source}:${hit.id}`;
 
 /**
@@ -178,7 +176,7 @@ export function createHybridSearch(options: HybridSearchOptions): MemorySearch &
         return (ready = null);
       },
     );
-    await after?.then(settled, settled);
+    await afterSettled(after);
     // Let a vector that is already there settle first (a resolved promise takes two microtask turns).
     await Promise.race([vectorOrFailure, Promise.resolve().then(() => undefined)]);
     let lists: { lexical: RankedHit[]; semantic: RankedHit[] };

@@ -81,10 +81,15 @@ export function searchParams(query: { customerId: string; text: string; now: str
 
 const settled = () => undefined;
 
+/** Waits for `after` (a statement still running on the connection) to settle, however it ends; at once without one. */
+export async function afterSettled(after?: Promise<unknown>): Promise<void> {
+  await after?.then(settled, settled);
+}
+
 /** MemorySearch on Postgres alone (full-text search + pg_trgm): offline, no model to download. */
 export const postgresMemorySearch: MemorySearch = {
   async search(client, query, after) {
-    await after?.then(settled, settled);
+    await afterSettled(after);
     const { rows } = await client.query(SEARCH_SQL, searchParams(query));
     return parseRows(HitRow, rows, 'memory search').map(({ at: _at, ...hit }) => hit);
   },
