@@ -6,6 +6,7 @@ import { SEARCH_SQL, searchParams } from '../../memory/search';
 import type { Embedder } from '../../memory/embedder';
 import { firstRow } from '../../db/rows';
 import { seededRng } from '../rng';
+import { percentile } from './stats';
 
 // How fast memory is at the start of a run and on recall() with a realistic amount of it:
 // 10,000 customers with 50 notes each (500,000 notes) by default. Seeding is done by Postgres
@@ -178,7 +179,7 @@ async function seed(pool: Pool, customers: number, notesPerCustomer: number, out
 
 function stats(ms: number[]): LatencyStats {
   const sorted = [...ms].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
+  const at = (q: number) => percentile(sorted, q);
   const round = (x: number) => Math.round(x * 100) / 100;
   return { samples: sorted.length, median_ms: round(at(0.5)), p95_ms: round(at(0.95)), max_ms: round(at(1)) };
 }
