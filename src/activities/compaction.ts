@@ -52,7 +52,8 @@ export function parseCaseNotes(reply: ModelReply): CaseNotes {
   try {
     json = JSON.parse(text);
   } catch {
-    throw new CaseNotesParseError(`compaction reply is not JSON: ${text.slice(0, 120)}`);
+    // The reply's text is not quoted: it summarises the customer's words, and failures are logged.
+    throw new CaseNotesParseError(`compaction reply is not JSON (${text.length} chars of text${text ? `, starting with ${JSON.stringify(text[0])}` : ''})`);
   }
   const parsed = CaseNotes.safeParse(json);
   if (!parsed.success) {

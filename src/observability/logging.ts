@@ -1,6 +1,7 @@
 import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, Runtime, type LogEntry, type LogLevel, type Logger } from '@temporalio/worker';
 import type { Config } from '../config';
+import { FAILURE_FIELDS, scrubFailureText } from './log-scrub';
 
 // Structured logs: every line the SDK, the workflow logger (`log` from @temporalio/workflow),
 // the activity logger (`log` from @temporalio/activity) and Temporal's native core emit goes
@@ -33,15 +34,21 @@ export const REDACTED_FIELDS: ReadonlySet<string> = new Set([
   'system',
 ]);
 
-function jsonSafe(value: unknown, depth = 0): unknown {
+/** How a line's values are made safe: above debug, failure text is scrubbed (log-scrub.ts). */
+type Scrub = (text: string) => string;
+const verbatim: Scrub = (text) => text;
+
+/** `value` as JSON; Error messages go through `scrub`, and so do all strings when `strings` is set. */
+function jsonSafe(value: unknown, scrub: Scrub, strings = false, depth = 0): unknown {
+  if (strings && typeof value === 'string') return scrub(value);
   if (value instanceof Error) {
-    return { name: value.name, message: value.message, ...(value.cause instanceof Error ? { cause: value.cause.message } : {}) };
+    return { name: value.name, message: scrub(value.message), ...(value.cause instanceof Error ? { cause: scrub(value.cause.message) } : {}) };
   }
   if (typeof value === 'bigint') return value.toString();
   if (value === null || typeof value !== 'object') return value;
   if (depth > 4) return '[nested]';
-  if (Array.isArray(value)) return value.map((v) => jsonSafe(v, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonSafe(v, depth + 1)]));
+  if (Array.isArray(value)) return value.map((v) => jsonSafe(v, scrub, strings, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonSafe(v, scrub, strings, depth + 1)]));
 }
 
 function sizeOf(value: unknown): string {
@@ -49,18 +56,24 @@ function sizeOf(value: unknown): string {
   return `[redacted: ${text.length} chars]`;
 }
 
-/** The fields of one log line: time, level, message, then the metadata (redacted above debug). */
+/**
+ * The fields of one log line: time, level, message, then the metadata. Above debug, fields that
+ * hold customer words are replaced by their size, and failure text (FAILURE_FIELDS, every
+ * Error's message, a warning's or error's own message) is scrubbed of quoted prose and secrets.
+ */
 export function logRecord(entry: LogEntry): Record<string, unknown> {
   const redact = entry.level !== 'DEBUG' && entry.level !== 'TRACE';
+  const scrub = redact ? scrubFailureText : verbatim;
   const record: Record<string, unknown> = {
     ts: new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString(),
     level: entry.level.toLowerCase(),
-    msg: entry.message,
+    // Only warnings and errors carry failures in their message; info lines are code's own words.
+    msg: entry.level === 'WARN' || entry.level === 'ERROR' ? scrub(entry.message) : entry.message,
   };
   for (const [key, value] of Object.entries(entry.meta ?? {})) {
     if (value === undefined) continue;
     if (key === 'ts' || key === 'level' || key === 'msg') continue;
-    record[key] = redact && REDACTED_FIELDS.has(key) ? sizeOf(value) : jsonSafe(value);
+    record[key] = redact && REDACTED_FIELDS.has(key) ? sizeOf(value) : jsonSafe(value, scrub, FAILURE_FIELDS.has(key));
   }
   return record;
 }
