@@ -15,6 +15,8 @@ import { startTestWorker, type TestWorker } from './support/temporal';
 // gets the real result; an outage longer than the budget makes the tool unavailable and a
 // person is told. The worker reaches Postgres through a fault proxy the test cuts from inside
 // the model call just before the tool runs; the remote way is checked beside it, to match.
+// By reference, the same cut lands on the model step's write of its reply: that is waited out
+// in place, so the model is not asked twice.
 
 const skip = !process.env.DATABASE_URL && 'needs a Postgres server (DATABASE_URL) to put a fault proxy in front of';
 
@@ -81,4 +83,22 @@ describe('a local read-only tool during a Postgres outage', { skip }, () => {
       assert.equal(model.requests(id, 'investigate').length, 1, 'the model is not asked again with a made-up result');
     });
   }
+
+  // By reference the model activity writes the reply it was sent to the transcript log. A blip at
+  // that moment used to fail the activity, and its retry asked (and paid) the model again.
+  test('by reference: a blip as the model answers is waited out where its reply is written, and the model is asked once for that step', async () => {
+    const event = ticket('cust_dana', 'Where is my order 5102? Asking a third time.');
+    const id = investigationId(event.ticketId);
+    model.script(id, [cutThenCall(3_000), answer('It was delivered on 12 October.')]);
+    const cutsBefore = proxy.counts.cuts;
+    const settled = await deliver(tw, model, event, settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'true', CASEWORK_OUTAGE_BUDGET_SECONDS: '60' }));
+    await outage;
+    assert.equal(proxy.counts.cuts, cutsBefore + 1, 'Postgres was cut as the model answered');
+    assert.equal(settled.status, 'waiting_for_customer');
+    const asked = model.requests(id, 'investigate');
+    assert.equal(asked.length, 2, 'one request for the step the blip hit, one after its tool ran');
+    const [result] = lastToolResults(asked[1]!);
+    assert.equal(result!.is_error, false);
+    assert.match(result!.content, /Trailpeak GTX/, 'the second request follows the get_order the first reply asked for');
+  });
 });

@@ -19,6 +19,7 @@ import type { CompactionPlan, LayoutMessage, LogEntry, LoggedOutcome, StepPlan }
 import { createCompactionActivities } from './compaction';
 import { failuresForTemporal } from './failures';
 import { withHeartbeat } from './heartbeat';
+import { writePatiently } from './patient-write';
 
 // History by reference, the activities' half: the model and compaction activities receive the
 // step's plan and read the messages from the transcript log; a tool activity writes its own
@@ -96,10 +97,9 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
       const reply = await withHeartbeat(() => deps.model.create({ purpose: 'investigate', ...built, max_tokens: plan.max_tokens, extra: plan.extra }));
       const message = assistantMessage(reply);
       if (message && Array.isArray(message.content)) {
-        await log.write(
-          workflowId,
-          message.content.map((block, i) => messageEntry('assistant', block, plan.replySeq + i)),
-        );
+        const entries = message.content.map((block, i) => messageEntry('assistant', block, plan.replySeq + i));
+        // The reply is paid for: a Postgres blip now is waited out here, not by a retry that asks the model again.
+        await writePatiently(() => log.write(workflowId, entries));
       }
       return reply;
     },
@@ -115,7 +115,7 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
       const result = await compactConversation({ messages: messagesOfLayout(layout, entries), previous });
       if (plan.v !== 2) return result;
       // The notes are written here, once: a retry whose model wrote other notes returns the ones already stored, so the log and the workflow agree.
-      const [stored] = await log.write(workflowId, [{ seq: plan.notesSeq, kind: 'case_notes', body: result.notes, tokens: 0 }], 'keep-stored');
+      const [stored] = await writePatiently(() => log.write(workflowId, [{ seq: plan.notesSeq, kind: 'case_notes', body: result.notes, tokens: 0 }], 'keep-stored'));
       return stored ? { ...result, notes: stored.body as CaseNotes } : result;
     },
   });

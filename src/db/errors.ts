@@ -28,7 +28,7 @@ export function mapPgError(error: unknown): unknown {
   }
   if (typeof code !== 'string') return error;
   if (CONSTRAINT_CODES.has(code)) return new ConstraintError((error as Error).message, code);
-  if (UNAVAILABLE_CODES.has(code) || ['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND'].includes(code)) {
+  if (UNAVAILABLE_CODES.has(code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND'].includes(code)) {
     // The code, not pg's message: that names the host and port, which callers must never see (the cause keeps it for logs).
     return new DatabaseUnavailableError(`Postgres is unreachable (${code}); retry shortly`, { cause: error });
   }

@@ -95,8 +95,10 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       upstream.destroy();
       if (mode === 'close') {
         client.end();
-        // A peer that never answers the FIN must not hold the port's close.
-        setTimeout(() => client.destroy(), 1_000).unref();
+        // A peer that never answers the FIN must not hold the port's close. Not unref'd: a
+        // peer whose own socket is unref'd (an idle pg client) would otherwise leave nothing to
+        // run the timer, and the close would never resolve.
+        setTimeout(() => client.destroy(), 1_000);
       } else {
         client.resetAndDestroy();
       }
