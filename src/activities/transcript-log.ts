@@ -2,7 +2,7 @@ import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages'
 import { Context } from '@temporalio/activity';
 import { buildContext } from '../context/build-context';
 import { assistantMessage } from '../context/replies';
-import { decodeLayout, decodeSeqs, PlanEncodingError } from '../context/plan-encoding';
+import { decodeSeqs, layoutOfPlan, PlanEncodingError } from '../context/plan-encoding';
 import { layoutSeqs, messageEntry, messagesOfLayout, previewOf, resultText } from '../context/references';
 import { SYSTEM_PROMPT } from '../context/system-prompt';
 import { estimateBlockTokens } from '../context/tokens';
@@ -58,7 +58,7 @@ function decoded<T>(decode: () => T, what: string): T {
   }
 }
 
-const layoutOfPlan = (plan: StepPlan | CompactionPlan): LayoutMessage[] => (plan.v === 2 ? decoded(() => decodeLayout(plan.layout), 'layout') : plan.layout);
+const layoutOf = (plan: StepPlan | CompactionPlan): LayoutMessage[] => decoded(() => layoutOfPlan(plan), 'layout');
 
 /** The tool_use ids of the cleared results: named in the first shape, by their entries (tool_result blocks) in the compact one. */
 function clearedIdsOf(plan: StepPlan, entries: ReadonlyMap<number, LogEntry>): string[] {
@@ -78,7 +78,7 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
     async callModelOnPlan(plan: StepPlan): Promise<ModelReply> {
       const log = need(deps.log);
       const workflowId = workflowOf(plan);
-      const layout = layoutOfPlan(plan);
+      const layout = layoutOf(plan);
       const refs = [plan.context.memory, plan.context.agentNotes, plan.context.caseNotes].filter((s): s is number => s !== null);
       const entries = await entriesOf(log, workflowId, plan.entries, [...layoutSeqs(layout), ...refs]);
       const bodyAt = (seq: number | null) => (seq === null ? null : (entries.get(seq)?.body ?? null));
@@ -108,7 +108,7 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
     async compactFromLog(plan: CompactionPlan) {
       const log = need(deps.log);
       const workflowId = workflowOf(plan);
-      const layout = layoutOfPlan(plan);
+      const layout = layoutOf(plan);
       const previousSeq = plan.v === 2 ? plan.previousSeq : null;
       const entries = await entriesOf(log, workflowId, plan.entries, [...layoutSeqs(layout), ...(previousSeq === null ? [] : [previousSeq])]);
       const previous = previousSeq === null ? (plan.previous ?? null) : (entries.get(previousSeq)?.body as CaseNotes);

@@ -3,7 +3,8 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTime
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Pool } from 'pg';
 import { admitEvent, EventRefusedError, markDelivered } from '../db/tickets';
-import { nextFreeSeq } from '../db/transcript-log';
+import { nextFreeSeq, TranscriptLog } from '../db/transcript-log';
+import { bodyCodecOf } from '../temporal/codec/body-codec';
 import { processMetrics } from '../observability/metrics';
 import type { TicketEvent } from '../schemas/event';
 import { investigationId } from '../schemas/event';
@@ -141,10 +142,19 @@ async function send(
       attempt = { policy: WorkflowIdReusePolicy.ALLOW_DUPLICATE, logFrom };
       continue;
     }
-    const recovery = await recoverBrokenRun(client, workflowId, closed.runId, broken);
+    const recovery = await recoverBrokenRun(client, workflowId, closed.runId, broken, { log: transcriptLogOf(client, pool) });
     processMetrics().runsRecovered.inc({ from: broken, transcript: recovery.recovered.transcript });
     attempt = { policy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY, recovery, logFrom };
   }
+}
+
+/**
+ * The transcript log a by-reference run's conversation is read back from, through the client's
+ * own payload codec: the one its workers encrypted the entries with.
+ */
+function transcriptLogOf(client: Client, pool: Pool | null): TranscriptLog | undefined {
+  const [codec] = client.options.loadedDataConverter.payloadCodecs;
+  return pool && codec ? new TranscriptLog(pool, bodyCodecOf(codec)) : undefined;
 }
 
 /** How one signal-with-start may start a run over a closed one, and what a recovered run carries. */

@@ -2,8 +2,12 @@ import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resource
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { withoutCacheMarks } from '../context/cache-breakpoints';
+import { layoutOfPlan, PlanEncodingError } from '../context/plan-encoding';
+import { layoutSeqs, messagesOfLayout } from '../context/references';
 import { textOfMessages } from '../context/transcript';
+import { MissingEntryError, type TranscriptLog } from '../db/transcript-log';
 import type { BrokenRun, CarriedState, InboxMessage, InvestigationInput, RecoveredFrom } from '../schemas/investigation';
+import type { LogEntry, StepPlan } from '../schemas/transcript-log';
 import { carriedStateQuery } from '../workflows/investigation-api';
 import { decodeHistoryPayloads } from '../temporal/history-payloads';
 import { freshState } from '../workflows/state';
@@ -14,7 +18,9 @@ import { freshState } from '../workflows/state';
 //   1. its carriedState query: Temporal replays the closed run on a worker and the run answers
 //      with its whole state, word for word (needs a worker, and code that replays);
 //   2. its history: the last model request's messages (what the model last saw, with the context
-//      blocks it led with), the model's reply to it, and every customer message the run received;
+//      blocks it led with), the model's reply to it, and every customer message the run received.
+//      A run that kept its transcript by reference sent the model a plan, not messages: the
+//      plan's entries are read back from the transcript log, so the conversation is whole;
 //   3. nothing (the history holds nothing to carry): the run starts fresh, still marked
 //      recovered ("transcript unavailable").
 
@@ -44,6 +50,8 @@ export interface HistoryFacts {
   input?: InvestigationInput;
   /** The messages of the last investigate request it sent the model. */
   lastRequest?: MessageParam[];
+  /** By reference: the plan of the last model step, whose messages are in the transcript log. */
+  lastPlan?: StepPlan;
   /** The model's reply to that request, when it came back. */
   lastReply?: ContentBlockParam[];
   /** Every customer message the run received, in order. */
@@ -94,6 +102,16 @@ async function readHistory(client: Client, workflowId: string, runId: string): P
       const [request] = (await decodeHistoryPayloads(converter, scheduled.input?.payloads)) as { purpose?: string; messages?: MessageParam[] }[];
       if (request?.purpose === 'investigate' && request.messages) {
         facts.lastRequest = request.messages;
+        facts.lastPlan = undefined;
+        facts.lastReply = undefined;
+        lastRequestEvent = String(event.eventId);
+      }
+    }
+    if (scheduled?.activityType?.name === 'callModelOnPlan') {
+      const [plan] = (await decodeHistoryPayloads(converter, scheduled.input?.payloads)) as StepPlan[];
+      if (plan) {
+        facts.lastPlan = plan;
+        facts.lastRequest = undefined;
         facts.lastReply = undefined;
         lastRequestEvent = String(event.eventId);
       }
@@ -108,16 +126,50 @@ async function readHistory(client: Client, workflowId: string, runId: string): P
 }
 
 /**
+ * The messages a by-reference step plan names, read back from the transcript log (the plan's own
+ * new entries first: the step may have stopped before its activity wrote them). Undefined when
+ * the log no longer holds them or the plan does not decode; a log that cannot be reached now
+ * throws, so the delivery is retried rather than the conversation dropped.
+ */
+export async function requestOfPlan(log: TranscriptLog, workflowId: string, plan: StepPlan): Promise<MessageParam[] | undefined> {
+  let layout;
+  try {
+    layout = layoutOfPlan(plan);
+  } catch (error) {
+    if (error instanceof PlanEncodingError) return undefined;
+    throw error;
+  }
+  const entries = new Map<number, LogEntry>(plan.entries.map((e) => [e.seq, e]));
+  const missing = layoutSeqs(layout).filter((seq) => !entries.has(seq));
+  try {
+    for (const entry of await log.read(workflowId, missing)) entries.set(entry.seq, entry);
+  } catch (error) {
+    if (error instanceof MissingEntryError) return undefined;
+    throw error;
+  }
+  return messagesOfLayout(layout, entries);
+}
+
+/**
  * What the run that replaces broken run `runId` starts from: the broken run's own state when it
  * answers its carriedState query, else a state rebuilt from its history, else a fresh one.
  */
-export async function recoverBrokenRun(client: Client, workflowId: string, runId: string, runStatus: BrokenRun, now = new Date()): Promise<Recovery> {
+export async function recoverBrokenRun(
+  client: Client,
+  workflowId: string,
+  runId: string,
+  runStatus: BrokenRun,
+  options: { now?: Date; log?: TranscriptLog } = {},
+): Promise<Recovery> {
+  const now = options.now ?? new Date();
   const from = (transcript: RecoveredFrom['transcript']): RecoveredFrom => ({ runId, runStatus, at: now.toISOString(), transcript });
   const queried = await client.withDeadline(Date.now() + QUERY_TIMEOUT_MS, () => client.workflow.getHandle(workflowId, runId).query(carriedStateQuery)).catch(() => undefined);
   if (queried && Array.isArray(queried.transcript)) return { carried: { ...freshState(), ...queried }, recovered: from('carried') };
   // A history Temporal cannot serve now fails the delivery (retryable): starting the run without
   // it would lose a conversation that is still there.
-  const rebuilt = stateFromHistory(await readHistory(client, workflowId, runId));
+  const facts = await readHistory(client, workflowId, runId);
+  if (facts.lastPlan && options.log) facts.lastRequest = await requestOfPlan(options.log, workflowId, facts.lastPlan);
+  const rebuilt = stateFromHistory(facts);
   if (rebuilt) return { carried: rebuilt, recovered: from('from_history') };
   return { carried: freshState(), recovered: from('unavailable') };
 }
