@@ -165,16 +165,18 @@ describe('payload privacy', () => {
     // What the transcript log's table holds, read the way someone with the database and without the keys would.
     const stored = (await ctx.db.admin.query<{ body: Buffer }>('SELECT body FROM transcript_log WHERE workflow_id = $1', [id])).rows;
     assert.ok(stored.length > 0, 'the run wrote its conversation to the transcript log');
-    const storedText = stored.map((r) => r.body.toString('latin1'));
+    const kept = (await ctx.db.admin.query<{ body: Buffer }>('SELECT body FROM model_replies WHERE workflow_id = $1', [id])).rows;
+    assert.ok(kept.length > 0, 'the run kept the model replies it paid for');
+    const storedText = [...stored, ...kept].map((r) => r.body.toString('latin1'));
     // Through the log with the worker's keys, as `casework transcript` reads it.
     const log = new TranscriptLog(ctx.db.app, bodyCodecOf(codecFor(ctx.tw.config)));
     const read = (await log.all(id)).map((e) => JSON.stringify(e.body));
 
-    t.diagnostic(`history: ${raw.payloads.length} payloads; transcript log: ${stored.length} entries`);
+    t.diagnostic(`history: ${raw.payloads.length} payloads; transcript log: ${stored.length} entries; kept replies: ${kept.length}`);
     for (const [what, secret] of Object.entries(SECRETS)) {
       t.diagnostic(`${what}: raw history ${count(raw.text, secret)}, log rows ${count(storedText, secret)}, read through the log ${count(read, secret)}`);
       assert.equal(count(raw.text, secret), 0, `the raw history shows the ${what}`);
-      assert.equal(count(storedText, secret), 0, `a transcript_log row shows the ${what}`);
+      assert.equal(count(storedText, secret), 0, `a transcript_log or model_replies row shows the ${what}`);
     }
     assert.equal(count([...raw.text, ...storedText], CARD.replace(/ /g, '')), 0, 'nor the card number without its spaces');
     // The tool results and the customer's message are whole in the log (the memory note and the failure travel in history, checked above).

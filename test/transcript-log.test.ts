@@ -6,7 +6,9 @@ import { EntryConflictError, MissingEntryError, nextFreeSeq, TranscriptLog } fro
 import type { Database } from '../src/db/pool';
 import { transcriptCommand } from '../src/main/commands/transcript';
 import type { ToolCall, ToolOutcome } from '../src/schemas/tool-call';
-import type { LogEntry } from '../src/schemas/transcript-log';
+import type { Model } from '../src/model/port';
+import type { ModelReply } from '../src/schemas/model';
+import type { LogEntry, StepPlan } from '../src/schemas/transcript-log';
 import { bodyCodecOf } from '../src/temporal/codec/body-codec';
 import { codecFor } from '../src/temporal/data-converter';
 import { openTestDatabase, unique } from './support/db';
@@ -107,6 +109,68 @@ describe('transcript log', () => {
     assert.deepEqual(first.logged, { seq: 5, tokens: Math.ceil(long.length / 4) });
     const [stored] = await log.read(workflowId, [5]);
     assert.equal((stored!.body as { content: string }).content, long);
+  });
+
+  // A worker killed after the model answered and the reply was written, before Temporal heard the
+  // activity complete: the retry used to ask (and pay) the model again, and its different reply
+  // collided with the blocks already written (EntryConflictError), so the case went to a person.
+  test('a retried model step whose reply was kept returns that reply, stop reason and usage included, without asking the model again', async () => {
+    const workflowId = unique('investigation');
+    let asked = 0;
+    const model: Model = {
+      label: 'counting double',
+      offline: true,
+      async create(): Promise<ModelReply> {
+        asked += 1;
+        return {
+          id: `msg_${asked}`,
+          model: 'claude-double',
+          content: [{ type: 'text', text: asked === 1 ? 'Your parcel 5102 was left at Block B.' : 'A different answer the second time.', citations: null }],
+          stop_reason: asked === 1 ? 'max_tokens' : 'end_turn',
+          usage: { input_tokens: 40 + asked, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        };
+      },
+    };
+    const { callModelOnPlan } = createTranscriptActivities({ model, log });
+    const plan: StepPlan = {
+      workflowId,
+      entries: [{ seq: 1, kind: 'message', role: 'user', body: { type: 'text', text: 'Where is my parcel 5102?' }, tokens: 7 }],
+      layout: [{ role: 'user', seqs: [1] }],
+      clearedIds: [],
+      context: { memory: null, agentNotes: null, caseNotes: null },
+      replySeq: 2,
+      max_tokens: 64,
+    };
+    const first = await callModelOnPlan(plan);
+    const retried = await callModelOnPlan(plan);
+    assert.equal(asked, 1, 'the retry did not ask the model');
+    assert.deepEqual(retried, first);
+    assert.equal(retried.stop_reason, 'max_tokens');
+    const [block] = await log.read(workflowId, [2]);
+    assert.equal((block!.body as { text: string }).text, 'Your parcel 5102 was left at Block B.');
+    const kept = await db.admin.query('SELECT body FROM model_replies WHERE workflow_id = $1', [workflowId]);
+    assert.equal(kept.rowCount, 1);
+    assert.doesNotMatch(kept.rows[0].body.toString('latin1'), /parcel 5102/, 'the kept reply is ciphertext at rest');
+  });
+
+  test('a reply kept before its blocks were written gets them written by the retry, which does not ask the model', async () => {
+    const workflowId = unique('investigation');
+    const reply: ModelReply = {
+      id: 'msg_kept',
+      model: 'claude-double',
+      content: [{ type: 'text', text: 'Kept before the blocks.', citations: null }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    };
+    assert.deepEqual(await log.keepReply(workflowId, 4, reply), reply);
+    const other = { ...reply, id: 'msg_later' };
+    assert.deepEqual(await log.keepReply(workflowId, 4, other), reply, 'the first reply kept wins over a racing attempt');
+    const { callModelOnPlan } = createTranscriptActivities({ model: { label: 'none', offline: true, create: async () => assert.fail('the model is not asked') }, log });
+    const plan: StepPlan = { workflowId, entries: [], layout: [], clearedIds: [], context: { memory: null, agentNotes: null, caseNotes: null }, replySeq: 4, max_tokens: 10 };
+    assert.deepEqual(await callModelOnPlan(plan), reply);
+    const [block] = await log.read(workflowId, [4]);
+    assert.deepEqual(block!.body, { type: 'text', text: 'Kept before the blocks.' });
+    assert.equal(await log.replyAt(workflowId, 5), undefined, 'a step not answered has no kept reply');
   });
 
   test('a plan naming entries the worker cannot read fails clearly without a log', async () => {

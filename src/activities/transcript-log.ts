@@ -70,35 +70,49 @@ function clearedIdsOf(plan: StepPlan, entries: ReadonlyMap<number, LogEntry>): s
   });
 }
 
+/**
+ * Asks the model for one step and keeps its reply. The reply is paid for: a Postgres blip while
+ * keeping it is waited out here, not by a retry that asks the model again; when two attempts
+ * raced, the one kept first is returned.
+ */
+async function askModel(deps: { model: Model }, log: TranscriptLog, workflowId: string, plan: StepPlan): Promise<ModelReply> {
+  const layout = layoutOf(plan);
+  const refs = [plan.context.memory, plan.context.agentNotes, plan.context.caseNotes].filter((s): s is number => s !== null);
+  const entries = await entriesOf(log, workflowId, plan.entries, [...layoutSeqs(layout), ...refs]);
+  const bodyAt = (seq: number | null) => (seq === null ? null : (entries.get(seq)?.body ?? null));
+  const built = buildContext({
+    system: SYSTEM_PROMPT,
+    tools: TOOLS,
+    messages: messagesOfLayout(layout, entries),
+    clearedIds: clearedIdsOf(plan, entries),
+    memoryBlock: bodyAt(plan.context.memory) as string | null,
+    agentNotes: bodyAt(plan.context.agentNotes) as AgentNotes | null,
+    caseNotes: bodyAt(plan.context.caseNotes) as CaseNotes | null,
+  });
+  // The workflow checked its skeleton; the whole messages must pass too, or the log and the skeleton disagree.
+  const problems = requestProblems(built);
+  if (problems.length) throw new BadInputError(`the request rebuilt from the transcript log of ${workflowId} breaks the Messages API's rules: ${problems.join('; ')}`);
+  const reply = await withHeartbeat(() => deps.model.create({ purpose: 'investigate', ...built, max_tokens: plan.max_tokens, extra: plan.extra }));
+  return writePatiently(() => log.keepReply(workflowId, plan.replySeq, reply));
+}
+
 /** Builds the model step and compaction activities over the transcript log. */
 export function createTranscriptActivities(deps: { model: Model; log?: TranscriptLog }) {
   const { compactConversation } = createCompactionActivities({ model: deps.model });
   return failuresForTemporal({
-    /** One investigation step from its plan: the request rebuilt from the log, the reply's blocks written back. */
+    /**
+     * One investigation step from its plan: the request rebuilt from the log, the reply kept
+     * and its blocks written back. A retry of a step already answered (the worker died after
+     * keeping the reply, before Temporal heard) returns that reply without asking the model.
+     */
     async callModelOnPlan(plan: StepPlan): Promise<ModelReply> {
       const log = need(deps.log);
       const workflowId = workflowOf(plan);
-      const layout = layoutOf(plan);
-      const refs = [plan.context.memory, plan.context.agentNotes, plan.context.caseNotes].filter((s): s is number => s !== null);
-      const entries = await entriesOf(log, workflowId, plan.entries, [...layoutSeqs(layout), ...refs]);
-      const bodyAt = (seq: number | null) => (seq === null ? null : (entries.get(seq)?.body ?? null));
-      const built = buildContext({
-        system: SYSTEM_PROMPT,
-        tools: TOOLS,
-        messages: messagesOfLayout(layout, entries),
-        clearedIds: clearedIdsOf(plan, entries),
-        memoryBlock: bodyAt(plan.context.memory) as string | null,
-        agentNotes: bodyAt(plan.context.agentNotes) as AgentNotes | null,
-        caseNotes: bodyAt(plan.context.caseNotes) as CaseNotes | null,
-      });
-      // The workflow checked its skeleton; the whole messages must pass too, or the log and the skeleton disagree.
-      const problems = requestProblems(built);
-      if (problems.length) throw new BadInputError(`the request rebuilt from the transcript log of ${workflowId} breaks the Messages API's rules: ${problems.join('; ')}`);
-      const reply = await withHeartbeat(() => deps.model.create({ purpose: 'investigate', ...built, max_tokens: plan.max_tokens, extra: plan.extra }));
+      const kept = (await log.replyAt(workflowId, plan.replySeq)) as ModelReply | undefined;
+      const reply = kept ?? (await askModel(deps, log, workflowId, plan));
       const message = assistantMessage(reply);
       if (message && Array.isArray(message.content)) {
         const entries = message.content.map((block, i) => messageEntry('assistant', block, plan.replySeq + i));
-        // The reply is paid for: a Postgres blip now is waited out here, not by a retry that asks the model again.
         await writePatiently(() => log.write(workflowId, entries));
       }
       return reply;

@@ -5,7 +5,8 @@ import { ConflictError, NotFoundError } from '../errors';
 import type { BodyCodec, LogEntry, LogKind } from '../schemas/transcript-log';
 
 // The transcript log (migrations/021_transcript_log.sql): every entry of an investigation
-// written once, its body encoded by the payload codec (encrypted), read back by number.
+// written once, its body encoded by the payload codec (encrypted), read back by number; and
+// beside it (migrations/022_model_replies.sql) each step's reply, kept once it is paid for.
 
 const Row = z.object({
   seq: z.number().int(),
@@ -15,6 +16,8 @@ const Row = z.object({
   sha256: z.string(),
   tokens: z.number().int(),
 });
+
+const KeptReply = z.object({ body: z.instanceof(Buffer), sha256: z.string() });
 
 /** An entry named by a plan is not in the log (another database, or deleted by retention). */
 export class MissingEntryError extends NotFoundError {}
@@ -113,6 +116,32 @@ export class TranscriptLog {
     const entries: LogEntry[] = [];
     for (const raw of rows) entries.push(await this.decodeRow(workflowId, Row.parse(raw)));
     return entries;
+  }
+
+  /**
+   * Keeps the model's reply to the step whose blocks start at `replySeq` (migrations/022):
+   * the first one kept wins, and the kept one is returned, so two attempts of one step agree.
+   */
+  async keepReply<T>(workflowId: string, replySeq: number, reply: T): Promise<T> {
+    const body = await this.codec.encode(reply);
+    const { rowCount } = await this.pool.query(
+      'INSERT INTO model_replies (workflow_id, reply_seq, body, sha256) VALUES ($1, $2, $3, $4) ON CONFLICT (workflow_id, reply_seq) DO NOTHING',
+      [workflowId, replySeq, body, sha256(body)],
+    );
+    if (rowCount === 1) return reply;
+    const kept = await this.replyAt(workflowId, replySeq);
+    if (kept === undefined) throw new MissingEntryError(`the kept reply at entry ${replySeq} of ${workflowId} was not written and is not in model_replies`);
+    return kept as T;
+  }
+
+  /** The reply kept for the step whose blocks start at `replySeq`, or undefined when that step has not been answered. */
+  async replyAt(workflowId: string, replySeq: number): Promise<unknown> {
+    const { rows } = await this.pool.query('SELECT body, sha256 FROM model_replies WHERE workflow_id = $1 AND reply_seq = $2', [workflowId, replySeq]);
+    if (rows.length === 0) return undefined;
+    const row = KeptReply.parse(rows[0]);
+    const actual = sha256(row.body);
+    if (actual !== row.sha256) throw new Error(`the kept reply at entry ${replySeq} of ${workflowId} is corrupt: its body hashes to ${actual}, not ${row.sha256}`);
+    return this.codec.decode(row.body);
   }
 
   private async decodeRow(workflowId: string, row: z.infer<typeof Row>): Promise<LogEntry> {

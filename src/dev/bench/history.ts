@@ -42,7 +42,7 @@ export interface HistorySample {
   events: number;
   /** The largest carried state a continuation started with (JSON bytes), 0 when none. */
   carriedBytes: number;
-  /** payload_blobs + transcript_log bytes of this investigation. */
+  /** payload_blobs + transcript_log + model_replies bytes of this investigation. */
   postgresBytes: number;
   /** The conversation's own size: its entries as JSON. */
   transcriptBytes: number;
@@ -76,7 +76,8 @@ async function carriedSizes(client: Client, workflowId: string, runIds: string[]
 async function postgresBytes(admin: Pool, workflowId: string): Promise<number> {
   const blobs = await admin.query<{ n: string }>('SELECT coalesce(sum(size_bytes), 0)::bigint AS n FROM payload_blobs WHERE workflow_id = $1', [workflowId]);
   const log = await admin.query<{ n: string }>('SELECT coalesce(sum(pg_column_size(t.*)), 0)::bigint AS n FROM transcript_log t WHERE workflow_id = $1', [workflowId]);
-  return Number(blobs.rows[0]?.n ?? 0) + Number(log.rows[0]?.n ?? 0);
+  const replies = await admin.query<{ n: string }>('SELECT coalesce(sum(pg_column_size(r.*)), 0)::bigint AS n FROM model_replies r WHERE workflow_id = $1', [workflowId]);
+  return Number(blobs.rows[0]?.n ?? 0) + Number(log.rows[0]?.n ?? 0) + Number(replies.rows[0]?.n ?? 0);
 }
 
 /** Every tracking result in the log compared with what the tool answers for the same input now (the records do not change). */
