@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import { decideRefund, deliverEvent, readStatus } from '../src/client/investigations';
 import { loadConfig, type Config } from '../src/config';
 import { migrate } from '../src/db/migrate';
+import { TranscriptLog } from '../src/db/transcript-log';
 import { openDatabase, type Database } from '../src/db/pool';
 import { seedDemoData } from '../src/dev/demo-data/seed';
 import { startDevServer, type DevServer } from '../src/dev/env/dev-server';
@@ -23,6 +24,7 @@ import type { InvestigationStatus } from '../src/schemas/investigation';
 import { SA } from '../src/schemas/search-attributes';
 import { investigationSettings } from '../src/settings';
 import { connectClient } from '../src/temporal/client';
+import { bodyCodecOf } from '../src/temporal/codec/body-codec';
 
 // The crash and fault soak (issue 10): N investigations against a worker run as its own
 // process, while the worker is SIGKILLed and restarted, the Temporal dev server is restarted on
@@ -453,10 +455,13 @@ async function main(): Promise<number> {
     await worker.waitReady(60_000).catch(() => undefined);
     const ledger = await readLedger(db.admin, workflowPrefix);
     const findings: InfraFinding[] = [];
+    // The conversations kept by reference, read with the worker's payload codec.
+    const [codec] = client.options.loadedDataConverter.payloadCodecs;
+    const log = codec ? new TranscriptLog(db.admin, bodyCodecOf(codec)) : undefined;
     let replies = 0;
     let toolResults = 0;
     for (const c of cases.filter((x) => x.delivered)) {
-      const scan = await scanTranscript(client, c.workflowId, c.settled?.lastReply ?? null).catch((error: Error) => {
+      const scan = await scanTranscript(client, c.workflowId, c.settled?.lastReply ?? null, log).catch((error: Error) => {
         say(`could not read the history of ${c.workflowId}: ${error.message}`);
         return undefined;
       });

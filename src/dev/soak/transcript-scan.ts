@@ -1,11 +1,14 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
+import type { TranscriptLog } from '../../db/transcript-log';
 import { decodeHistoryPayloads } from '../../temporal/history-payloads';
 import { findInfrastructureText } from './infra-text';
 
 // Reads what an investigation said and what its model was shown, from the workflow history of
-// every run of it (the history is the task state: each model reply is a callModel result, each
-// request a callModel input), and finds infrastructure text in either.
+// every run of it (the history is the task state: each model reply is a callModel or
+// callModelOnPlan result, each request a callModel input) and, for runs that keep their
+// conversation by reference, from the transcript log, where the tool results the model was
+// shown are; and finds infrastructure text in either.
 
 /** One piece of infrastructure text found, with where it was. */
 export interface InfraFinding {
@@ -47,8 +50,8 @@ function excerptAround(text: string, match: string): string {
   return text.slice(at, at + 180).replace(/\s+/g, ' ');
 }
 
-/** Reads every run of `workflowId` and scans its replies and the model's tool results. */
-export async function scanTranscript(client: Client, workflowId: string, finalReply: string | null): Promise<TranscriptScan> {
+/** Reads every run of `workflowId` (and its transcript log, when given) and scans its replies and the model's tool results. */
+export async function scanTranscript(client: Client, workflowId: string, finalReply: string | null, log?: TranscriptLog): Promise<TranscriptScan> {
   const converter = client.options.loadedDataConverter;
   const replies = new Set<string>();
   const toolResults = new Set<string>();
@@ -84,7 +87,8 @@ export async function scanTranscript(client: Client, workflowId: string, finalRe
         }
       }
       const done = event.activityTaskCompletedEventAttributes;
-      if (done && scheduled.get(String(done.scheduledEventId)) === 'callModel') {
+      const doneName = done ? scheduled.get(String(done.scheduledEventId)) : undefined;
+      if (done && (doneName === 'callModel' || doneName === 'callModelOnPlan')) {
         const [reply] = (await decodeHistoryPayloads(converter, done.result?.payloads)) as { content?: unknown }[];
         addTranscript([{ role: 'assistant', content: reply?.content }]);
       }
@@ -95,6 +99,9 @@ export async function scanTranscript(client: Client, workflowId: string, finalRe
       }
     }
   }
+
+  // By reference the history holds previews of tool results; the whole ones, as the model saw them, are in the log.
+  if (log) addTranscript((await log.all(workflowId, ['message'])).map((entry) => ({ role: entry.role, content: [entry.body] })));
 
   const findings: InfraFinding[] = [];
   const scan = (texts: Set<string>, where: InfraFinding['where']) => {
