@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createTranscriptActivities, withResultLogging } from '../src/activities/transcript-log';
 import { loadConfig } from '../src/config';
 import { EntryConflictError, MissingEntryError, nextFreeSeq, TranscriptLog } from '../src/db/transcript-log';
@@ -114,63 +115,93 @@ describe('transcript log', () => {
   // A worker killed after the model answered and the reply was written, before Temporal heard the
   // activity complete: the retry used to ask (and pay) the model again, and its different reply
   // collided with the blocks already written (EntryConflictError), so the case went to a person.
-  test('a retried model step whose reply was kept returns that reply, stop reason and usage included, without asking the model again', async () => {
-    const workflowId = unique('investigation');
-    let asked = 0;
-    const model: Model = {
-      label: 'counting double',
-      offline: true,
-      async create(): Promise<ModelReply> {
-        asked += 1;
-        return {
-          id: `msg_${asked}`,
-          model: 'claude-double',
-          content: [{ type: 'text', text: asked === 1 ? 'Your parcel 5102 was left at Block B.' : 'A different answer the second time.', citations: null }],
-          stop_reason: asked === 1 ? 'max_tokens' : 'end_turn',
-          usage: { input_tokens: 40 + asked, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
-        };
-      },
-    };
-    const { callModelOnPlan } = createTranscriptActivities({ model, log });
-    const plan: StepPlan = {
+  // A retry is the same activity of the same run; any other model call asks the model.
+  describe('the model step keeps the reply it paid for', () => {
+    /** A model double that answers `replies` in turn (the last one again when they run out) and counts the calls. */
+    function countingModel(...replies: ModelReply['content'][]): Model & { asked: () => number } {
+      let asked = 0;
+      return {
+        label: 'counting double',
+        offline: true,
+        asked: () => asked,
+        async create(): Promise<ModelReply> {
+          const content = replies[Math.min(asked, replies.length - 1)]!;
+          asked += 1;
+          return {
+            id: `msg_${asked}`,
+            model: 'claude-double',
+            content,
+            stop_reason: asked === 1 ? 'max_tokens' : 'end_turn',
+            usage: { input_tokens: 40 + asked, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+          };
+        },
+      };
+    }
+    const says = (value: string): ModelReply['content'] => [{ type: 'text', text: value, citations: null }];
+    const planFor = (workflowId: string, replySeq: number): StepPlan => ({
       workflowId,
       entries: [{ seq: 1, kind: 'message', role: 'user', body: { type: 'text', text: 'Where is my parcel 5102?' }, tokens: 7 }],
       layout: [{ role: 'user', seqs: [1] }],
       clearedIds: [],
       context: { memory: null, agentNotes: null, caseNotes: null },
-      replySeq: 2,
+      replySeq,
       max_tokens: 64,
-    };
-    const first = await callModelOnPlan(plan);
-    const retried = await callModelOnPlan(plan);
-    assert.equal(asked, 1, 'the retry did not ask the model');
-    assert.deepEqual(retried, first);
-    assert.equal(retried.stop_reason, 'max_tokens');
-    const [block] = await log.read(workflowId, [2]);
-    assert.equal((block!.body as { text: string }).text, 'Your parcel 5102 was left at Block B.');
-    const kept = await db.admin.query('SELECT body FROM model_replies WHERE workflow_id = $1', [workflowId]);
-    assert.equal(kept.rowCount, 1);
-    assert.doesNotMatch(kept.rows[0].body.toString('latin1'), /parcel 5102/, 'the kept reply is ciphertext at rest');
-  });
+    });
+    /** Runs `fn` as attempt `attempt` of activity `activityId` in run `runId` of `workflowId`. */
+    const asActivity = <T>(workflowId: string, runId: string, activityId: string, attempt: number, fn: () => Promise<T>) =>
+      new MockActivityEnvironment({ workflowExecution: { workflowId, runId }, activityId, attempt }).run<[], T, () => Promise<T>>(fn);
 
-  test('a reply kept before its blocks were written gets them written by the retry, which does not ask the model', async () => {
-    const workflowId = unique('investigation');
-    const reply: ModelReply = {
-      id: 'msg_kept',
-      model: 'claude-double',
-      content: [{ type: 'text', text: 'Kept before the blocks.', citations: null }],
-      stop_reason: 'end_turn',
-      usage: { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
-    };
-    assert.deepEqual(await log.keepReply(workflowId, 4, reply), reply);
-    const other = { ...reply, id: 'msg_later' };
-    assert.deepEqual(await log.keepReply(workflowId, 4, other), reply, 'the first reply kept wins over a racing attempt');
-    const { callModelOnPlan } = createTranscriptActivities({ model: { label: 'none', offline: true, create: async () => assert.fail('the model is not asked') }, log });
-    const plan: StepPlan = { workflowId, entries: [], layout: [], clearedIds: [], context: { memory: null, agentNotes: null, caseNotes: null }, replySeq: 4, max_tokens: 10 };
-    assert.deepEqual(await callModelOnPlan(plan), reply);
-    const [block] = await log.read(workflowId, [4]);
-    assert.deepEqual(block!.body, { type: 'text', text: 'Kept before the blocks.' });
-    assert.equal(await log.replyAt(workflowId, 5), undefined, 'a step not answered has no kept reply');
+    test('a retry returns the kept reply, stop reason and usage included, without asking the model again', async () => {
+      const workflowId = unique('investigation');
+      const model = countingModel(says('Your parcel 5102 was left at Block B.'), says('A different answer the second time.'));
+      const { callModelOnPlan } = createTranscriptActivities({ model, log });
+      const plan = planFor(workflowId, 2);
+      const first = await asActivity(workflowId, 'run-1', '7', 1, () => callModelOnPlan(plan));
+      const retried = await asActivity(workflowId, 'run-1', '7', 2, () => callModelOnPlan(plan));
+      assert.equal(model.asked(), 1, 'the retry did not ask the model');
+      assert.deepEqual(retried, first);
+      assert.equal(retried.stop_reason, 'max_tokens');
+      const [block] = await log.read(workflowId, [2]);
+      assert.equal((block!.body as { text: string }).text, 'Your parcel 5102 was left at Block B.');
+      const kept = await db.admin.query('SELECT body, reply_seq FROM model_replies WHERE workflow_id = $1', [workflowId]);
+      assert.equal(kept.rowCount, 1);
+      assert.equal(kept.rows[0].reply_seq, 2);
+      assert.doesNotMatch(kept.rows[0].body.toString('latin1'), /parcel 5102/, 'the kept reply is ciphertext at rest');
+    });
+
+    test('another model call at the same entry number (after an empty reply) or a new run asks the model', async () => {
+      const workflowId = unique('investigation');
+      const model = countingModel([], says('Delivered on 12 October.'), says('Delivered on 12 October, as before.'));
+      const { callModelOnPlan } = createTranscriptActivities({ model, log });
+      const plan = planFor(workflowId, 2);
+      const empty = await asActivity(workflowId, 'run-1', '7', 1, () => callModelOnPlan(plan));
+      assert.deepEqual(empty.content, [], 'an empty reply writes no blocks, so the next call starts at the same number');
+      const next = await asActivity(workflowId, 'run-1', '9', 1, () => callModelOnPlan(plan));
+      assert.deepEqual(next.content, says('Delivered on 12 October.'));
+      assert.equal(model.asked(), 2, 'the next call was not answered with the empty reply kept before it');
+      const recovered = await asActivity(workflowId, 'run-2', '7', 1, () => callModelOnPlan(planFor(workflowId, 3)));
+      assert.equal(model.asked(), 3, 'a new run (recovered, reopened, continued as new) is never answered from an old run');
+      assert.equal(recovered.id, 'msg_3');
+    });
+
+    test('a reply kept before its blocks were written gets them written by the retry, and the first kept wins a race', async () => {
+      const workflowId = unique('investigation');
+      const call = { workflowId, runId: 'run-1', activityId: '4' };
+      const reply: ModelReply = {
+        id: 'msg_kept',
+        model: 'claude-double',
+        content: says('Kept before the blocks.'),
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      };
+      assert.deepEqual(await log.keepReply(call, 4, reply), reply);
+      assert.deepEqual(await log.keepReply(call, 4, { ...reply, id: 'msg_later' }), reply, 'the first reply kept wins over a racing attempt');
+      const { callModelOnPlan } = createTranscriptActivities({ model: { label: 'none', offline: true, create: async () => assert.fail('the model is not asked') }, log });
+      assert.deepEqual(await asActivity(workflowId, 'run-1', '4', 2, () => callModelOnPlan(planFor(workflowId, 4))), reply);
+      const [block] = await log.read(workflowId, [4]);
+      assert.deepEqual(block!.body, { type: 'text', text: 'Kept before the blocks.' });
+      assert.equal(await log.replyOf({ ...call, activityId: '5' }), undefined, 'a call not answered has no kept reply');
+    });
   });
 
   test('a plan naming entries the worker cannot read fails clearly without a log', async () => {

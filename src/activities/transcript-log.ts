@@ -1,5 +1,5 @@
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import { Context } from '@temporalio/activity';
+import { Context, type Info } from '@temporalio/activity';
 import { buildContext } from '../context/build-context';
 import { assistantMessage } from '../context/replies';
 import { decodeSeqs, layoutOfPlan, PlanEncodingError } from '../context/plan-encoding';
@@ -7,7 +7,7 @@ import { layoutSeqs, messageEntry, messagesOfLayout, previewOf, resultText } fro
 import { SYSTEM_PROMPT } from '../context/system-prompt';
 import { estimateBlockTokens } from '../context/tokens';
 import { requestProblems } from '../context/transcript-check';
-import type { TranscriptLog } from '../db/transcript-log';
+import type { ReplyKey, TranscriptLog } from '../db/transcript-log';
 import { BadInputError } from '../errors';
 import type { Model } from '../model/port';
 import type { AgentNotes } from '../schemas/investigation';
@@ -70,12 +70,24 @@ function clearedIdsOf(plan: StepPlan, entries: ReadonlyMap<number, LogEntry>): s
   });
 }
 
+/** The model call this activity attempt is part of; undefined outside an activity (nothing to keep a reply under). */
+function modelCall(): ReplyKey | undefined {
+  let info: Info;
+  try {
+    info = Context.current().info;
+  } catch {
+    return undefined;
+  }
+  const { workflowId, runId } = info.workflowExecution ?? {};
+  return workflowId && runId ? { workflowId, runId, activityId: info.activityId } : undefined;
+}
+
 /**
- * Asks the model for one step and keeps its reply. The reply is paid for: a Postgres blip while
- * keeping it is waited out here, not by a retry that asks the model again; when two attempts
- * raced, the one kept first is returned.
+ * Asks the model for one step and keeps its reply under the call. The reply is paid for: a
+ * Postgres blip while keeping it is waited out here, not by a retry that asks the model again;
+ * when two attempts raced, the one kept first is returned.
  */
-async function askModel(deps: { model: Model }, log: TranscriptLog, workflowId: string, plan: StepPlan): Promise<ModelReply> {
+async function askModel(deps: { model: Model }, log: TranscriptLog, workflowId: string, plan: StepPlan, call: ReplyKey | undefined): Promise<ModelReply> {
   const layout = layoutOf(plan);
   const refs = [plan.context.memory, plan.context.agentNotes, plan.context.caseNotes].filter((s): s is number => s !== null);
   const entries = await entriesOf(log, workflowId, plan.entries, [...layoutSeqs(layout), ...refs]);
@@ -93,7 +105,7 @@ async function askModel(deps: { model: Model }, log: TranscriptLog, workflowId: 
   const problems = requestProblems(built);
   if (problems.length) throw new BadInputError(`the request rebuilt from the transcript log of ${workflowId} breaks the Messages API's rules: ${problems.join('; ')}`);
   const reply = await withHeartbeat(() => deps.model.create({ purpose: 'investigate', ...built, max_tokens: plan.max_tokens, extra: plan.extra }));
-  return writePatiently(() => log.keepReply(workflowId, plan.replySeq, reply));
+  return call ? writePatiently(() => log.keepReply(call, plan.replySeq, reply)) : reply;
 }
 
 /** Builds the model step and compaction activities over the transcript log. */
@@ -102,14 +114,16 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
   return failuresForTemporal({
     /**
      * One investigation step from its plan: the request rebuilt from the log, the reply kept
-     * and its blocks written back. A retry of a step already answered (the worker died after
-     * keeping the reply, before Temporal heard) returns that reply without asking the model.
+     * under this model call and its blocks written back. A retry of a call already answered
+     * (the worker died after keeping the reply, before Temporal heard) returns that reply
+     * without asking the model.
      */
     async callModelOnPlan(plan: StepPlan): Promise<ModelReply> {
       const log = need(deps.log);
       const workflowId = workflowOf(plan);
-      const kept = (await log.replyAt(workflowId, plan.replySeq)) as ModelReply | undefined;
-      const reply = kept ?? (await askModel(deps, log, workflowId, plan));
+      const call = modelCall();
+      const kept = call ? ((await log.replyOf(call)) as ModelReply | undefined) : undefined;
+      const reply = kept ?? (await askModel(deps, log, workflowId, plan, call));
       const message = assistantMessage(reply);
       if (message && Array.isArray(message.content)) {
         const entries = message.content.map((block, i) => messageEntry('assistant', block, plan.replySeq + i));

@@ -19,6 +19,13 @@ const Row = z.object({
 
 const KeptReply = z.object({ body: z.instanceof(Buffer), sha256: z.string() });
 
+/** One model call, as Temporal names it: every attempt of the activity shares these. */
+export interface ReplyKey {
+  workflowId: string;
+  runId: string;
+  activityId: string;
+}
+
 /** An entry named by a plan is not in the log (another database, or deleted by retention). */
 export class MissingEntryError extends NotFoundError {}
 
@@ -119,28 +126,33 @@ export class TranscriptLog {
   }
 
   /**
-   * Keeps the model's reply to the step whose blocks start at `replySeq` (migrations/022):
-   * the first one kept wins, and the kept one is returned, so two attempts of one step agree.
+   * Keeps the model's reply to one model call (migrations/022), named by the activity that
+   * asked: the first one kept wins, and the kept one is returned, so two attempts agree.
    */
-  async keepReply<T>(workflowId: string, replySeq: number, reply: T): Promise<T> {
+  async keepReply<T>(call: ReplyKey, replySeq: number, reply: T): Promise<T> {
     const body = await this.codec.encode(reply);
     const { rowCount } = await this.pool.query(
-      'INSERT INTO model_replies (workflow_id, reply_seq, body, sha256) VALUES ($1, $2, $3, $4) ON CONFLICT (workflow_id, reply_seq) DO NOTHING',
-      [workflowId, replySeq, body, sha256(body)],
+      `INSERT INTO model_replies (workflow_id, run_id, activity_id, reply_seq, body, sha256) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (workflow_id, run_id, activity_id) DO NOTHING`,
+      [call.workflowId, call.runId, call.activityId, replySeq, body, sha256(body)],
     );
     if (rowCount === 1) return reply;
-    const kept = await this.replyAt(workflowId, replySeq);
-    if (kept === undefined) throw new MissingEntryError(`the kept reply at entry ${replySeq} of ${workflowId} was not written and is not in model_replies`);
+    const kept = await this.replyOf(call);
+    if (kept === undefined) throw new MissingEntryError(`the reply kept for activity ${call.activityId} of ${call.workflowId} was neither written nor found in model_replies`);
     return kept as T;
   }
 
-  /** The reply kept for the step whose blocks start at `replySeq`, or undefined when that step has not been answered. */
-  async replyAt(workflowId: string, replySeq: number): Promise<unknown> {
-    const { rows } = await this.pool.query('SELECT body, sha256 FROM model_replies WHERE workflow_id = $1 AND reply_seq = $2', [workflowId, replySeq]);
+  /** The reply kept for one model call, or undefined when it has not been answered. */
+  async replyOf(call: ReplyKey): Promise<unknown> {
+    const { rows } = await this.pool.query('SELECT body, sha256 FROM model_replies WHERE workflow_id = $1 AND run_id = $2 AND activity_id = $3', [
+      call.workflowId,
+      call.runId,
+      call.activityId,
+    ]);
     if (rows.length === 0) return undefined;
     const row = KeptReply.parse(rows[0]);
     const actual = sha256(row.body);
-    if (actual !== row.sha256) throw new Error(`the kept reply at entry ${replySeq} of ${workflowId} is corrupt: its body hashes to ${actual}, not ${row.sha256}`);
+    if (actual !== row.sha256) throw new Error(`the reply kept for activity ${call.activityId} of ${call.workflowId} is corrupt: its body hashes to ${actual}, not ${row.sha256}`);
     return this.codec.decode(row.body);
   }
 
