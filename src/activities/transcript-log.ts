@@ -123,6 +123,8 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
       const workflowId = workflowOf(plan);
       const call = modelCall();
       const kept = call ? ((await log.replyOf(call)) as ModelReply | undefined) : undefined;
+      // Inside an activity the context logger adds the workflow id, activity type and attempt.
+      if (kept) Context.current().log.info('model reply kept by an earlier attempt, not asked again', { replySeq: plan.replySeq, stop_reason: kept.stop_reason });
       const reply = kept ?? (await askModel(deps, log, workflowId, plan, call));
       const message = assistantMessage(reply);
       if (message && Array.isArray(message.content)) {
