@@ -9,7 +9,9 @@ import { transcriptCommand } from '../src/main/commands/transcript';
 import type { ToolCall, ToolOutcome } from '../src/schemas/tool-call';
 import type { Model } from '../src/model/port';
 import type { ModelReply } from '../src/schemas/model';
-import type { LogEntry, StepPlan } from '../src/schemas/transcript-log';
+import { emptyCaseNotes } from '../src/schemas/case-notes';
+import type { CompactionPlan, LogEntry, StepPlan } from '../src/schemas/transcript-log';
+import { encodeLayout } from '../src/context/plan-encoding';
 import { bodyCodecOf } from '../src/temporal/codec/body-codec';
 import { codecFor } from '../src/temporal/data-converter';
 import { openTestDatabase, unique } from './support/db';
@@ -202,6 +204,53 @@ describe('transcript log', () => {
       assert.deepEqual(block!.body, { type: 'text', text: 'Kept before the blocks.' });
       assert.equal(await log.replyOf({ ...call, activityId: '5' }), undefined, 'a call not answered has no kept reply');
     });
+  });
+
+  test('a retried compaction returns the notes kept by the first attempt without asking the model to summarise again', async () => {
+    const workflowId = unique('investigation');
+    let asked = 0;
+    const notes = (problem: string) => ({ ...emptyCaseNotes(), order_ids: ['5102'], customer_problem: problem });
+    const model: Model = {
+      label: 'counting double',
+      offline: true,
+      async create(): Promise<ModelReply> {
+        asked += 1;
+        const text = JSON.stringify(notes(asked === 1 ? 'parcel 5102 marked delivered, not received' : 'a different summary the second time'));
+        return {
+          id: `msg_${asked}`,
+          model: 'claude-double',
+          content: [{ type: 'text', text, citations: null }],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: 30, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        };
+      },
+    };
+    const { compactFromLog } = createTranscriptActivities({ model, log });
+    const plan: CompactionPlan = {
+      v: 2,
+      entries: [
+        { seq: 1, kind: 'message', role: 'user', body: { type: 'text', text: 'My parcel 5102 says delivered but it never came.' }, tokens: 12 },
+        { seq: 2, kind: 'message', role: 'assistant', body: { type: 'text', text: 'I will look into order 5102.' }, tokens: 8 },
+      ],
+      layout: encodeLayout([
+        { role: 'user', seqs: [1] },
+        { role: 'assistant', seqs: [2] },
+      ]),
+      previousSeq: null,
+      notesSeq: 3,
+    };
+    type Compacted = Awaited<ReturnType<typeof compactFromLog>>;
+    const attempt = (n: number) =>
+      new MockActivityEnvironment({ workflowExecution: { workflowId, runId: 'run-1' }, activityId: '12', attempt: n }).run<[], Compacted, () => Promise<Compacted>>(() =>
+        compactFromLog(plan),
+      );
+    const first = await attempt(1);
+    const retried = await attempt(2);
+    assert.equal(asked, 1, 'the retry did not ask the model');
+    assert.deepEqual(retried, first);
+    assert.equal(first.notes.customer_problem, 'parcel 5102 marked delivered, not received');
+    const [stored] = await log.read(workflowId, [3]);
+    assert.deepEqual(stored!.body, first.notes, 'the log holds the notes the workflow was given');
   });
 
   test('a plan naming entries the worker cannot read fails clearly without a log', async () => {

@@ -1,4 +1,4 @@
-import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { Context, type Info } from '@temporalio/activity';
 import { buildContext } from '../context/build-context';
 import { assistantMessage } from '../context/replies';
@@ -12,7 +12,7 @@ import { BadInputError } from '../errors';
 import type { Model } from '../model/port';
 import type { AgentNotes } from '../schemas/investigation';
 import type { CaseNotes } from '../schemas/case-notes';
-import type { ModelReply } from '../schemas/model';
+import type { ModelReply, TokenUsage } from '../schemas/model';
 import type { ToolCall, ToolOutcome } from '../schemas/tool-call';
 import { toolDefinitions } from '../schemas/tool-specs';
 import type { CompactionPlan, LayoutMessage, LogEntry, LoggedOutcome, StepPlan } from '../schemas/transcript-log';
@@ -108,6 +108,25 @@ async function askModel(deps: { model: Model }, log: TranscriptLog, workflowId: 
   return call ? writePatiently(() => log.keepReply(call, plan.replySeq, reply)) : reply;
 }
 
+/** What compaction returns: the new case notes and what the model call cost. */
+type Compacted = { notes: CaseNotes; usage: TokenUsage };
+
+/** Reads what a compaction plan summarises from the log, asks the model, and keeps the result under the call (compact shape). */
+async function summarise(
+  compact: (input: { messages: MessageParam[]; previous: CaseNotes | null }) => Promise<Compacted>,
+  log: TranscriptLog,
+  workflowId: string,
+  plan: CompactionPlan,
+  call: ReplyKey | undefined,
+): Promise<Compacted> {
+  const layout = layoutOf(plan);
+  const previousSeq = plan.v === 2 ? plan.previousSeq : null;
+  const entries = await entriesOf(log, workflowId, plan.entries, [...layoutSeqs(layout), ...(previousSeq === null ? [] : [previousSeq])]);
+  const previous = previousSeq === null ? (plan.previous ?? null) : (entries.get(previousSeq)?.body as CaseNotes);
+  const result = await compact({ messages: messagesOfLayout(layout, entries), previous });
+  return call && plan.v === 2 ? writePatiently(() => log.keepReply(call, plan.notesSeq, result)) : result;
+}
+
 /** Builds the model step and compaction activities over the transcript log. */
 export function createTranscriptActivities(deps: { model: Model; log?: TranscriptLog }) {
   const { compactConversation } = createCompactionActivities({ model: deps.model });
@@ -134,15 +153,18 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
       return reply;
     },
 
-    /** Compaction from its plan: the messages it summarises read from the log. */
+    /**
+     * Compaction from its plan: the messages it summarises read from the log. In the compact
+     * shape the result is kept under this model call like a step's reply, so a retry after a
+     * lost completion returns it instead of asking the model to summarise again.
+     */
     async compactFromLog(plan: CompactionPlan) {
       const log = need(deps.log);
       const workflowId = workflowOf(plan);
-      const layout = layoutOf(plan);
-      const previousSeq = plan.v === 2 ? plan.previousSeq : null;
-      const entries = await entriesOf(log, workflowId, plan.entries, [...layoutSeqs(layout), ...(previousSeq === null ? [] : [previousSeq])]);
-      const previous = previousSeq === null ? (plan.previous ?? null) : (entries.get(previousSeq)?.body as CaseNotes);
-      const result = await compactConversation({ messages: messagesOfLayout(layout, entries), previous });
+      const call = plan.v === 2 ? modelCall() : undefined;
+      const kept = call ? ((await log.replyOf(call)) as Compacted | undefined) : undefined;
+      if (kept) Context.current().log.info('compaction kept by an earlier attempt, not asked again', { notesSeq: plan.v === 2 ? plan.notesSeq : null });
+      const result = kept ?? (await summarise(compactConversation, log, workflowId, plan, call));
       if (plan.v !== 2) return result;
       // The notes are written here, once: a retry whose model wrote other notes returns the ones already stored, so the log and the workflow agree.
       const [stored] = await writePatiently(() => log.write(workflowId, [{ seq: plan.notesSeq, kind: 'case_notes', body: result.notes, tokens: 0 }], 'keep-stored'));
