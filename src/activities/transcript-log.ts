@@ -70,8 +70,8 @@ function clearedIdsOf(plan: StepPlan, entries: ReadonlyMap<number, LogEntry>): s
   });
 }
 
-/** The model call this activity attempt is part of; undefined outside an activity (nothing to keep a reply under). */
-function modelCall(): ReplyKey | undefined {
+/** The model call this activity attempt is part of, and whether an earlier attempt of it ran; undefined outside an activity (nothing to keep a reply under). */
+function modelCall(): { key: ReplyKey; retry: boolean } | undefined {
   let info: Info;
   try {
     info = Context.current().info;
@@ -79,7 +79,18 @@ function modelCall(): ReplyKey | undefined {
     return undefined;
   }
   const { workflowId, runId } = info.workflowExecution ?? {};
-  return workflowId && runId ? { workflowId, runId, activityId: info.activityId } : undefined;
+  return workflowId && runId ? { key: { workflowId, runId, activityId: info.activityId }, retry: info.attempt > 1 } : undefined;
+}
+
+/**
+ * The answer an earlier attempt of this call kept, logged when found (the context logger adds
+ * the workflow id, activity type and attempt). A first attempt has no earlier one: no read.
+ */
+async function keptAnswer<T>(log: TranscriptLog, call: ReturnType<typeof modelCall>, what: string, fields: (kept: T) => Record<string, unknown>): Promise<T | undefined> {
+  if (!call?.retry) return undefined;
+  const kept = (await log.replyOf(call.key)) as T | undefined;
+  if (kept) Context.current().log.info(`${what} kept by an earlier attempt, not asked again`, fields(kept));
+  return kept;
 }
 
 /**
@@ -141,10 +152,8 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
       const log = need(deps.log);
       const workflowId = workflowOf(plan);
       const call = modelCall();
-      const kept = call ? ((await log.replyOf(call)) as ModelReply | undefined) : undefined;
-      // Inside an activity the context logger adds the workflow id, activity type and attempt.
-      if (kept) Context.current().log.info('model reply kept by an earlier attempt, not asked again', { replySeq: plan.replySeq, stop_reason: kept.stop_reason });
-      const reply = kept ?? (await askModel(deps, log, workflowId, plan, call));
+      const kept = await keptAnswer<ModelReply>(log, call, 'model reply', (r) => ({ replySeq: plan.replySeq, stop_reason: r.stop_reason }));
+      const reply = kept ?? (await askModel(deps, log, workflowId, plan, call?.key));
       const message = assistantMessage(reply);
       if (message && Array.isArray(message.content)) {
         const entries = message.content.map((block, i) => messageEntry('assistant', block, plan.replySeq + i));
@@ -162,9 +171,8 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
       const log = need(deps.log);
       const workflowId = workflowOf(plan);
       const call = plan.v === 2 ? modelCall() : undefined;
-      const kept = call ? ((await log.replyOf(call)) as Compacted | undefined) : undefined;
-      if (kept) Context.current().log.info('compaction kept by an earlier attempt, not asked again', { notesSeq: plan.v === 2 ? plan.notesSeq : null });
-      const result = kept ?? (await summarise(compactConversation, log, workflowId, plan, call));
+      const kept = await keptAnswer<Compacted>(log, call, 'compaction', () => ({ notesSeq: plan.v === 2 ? plan.notesSeq : null }));
+      const result = kept ?? (await summarise(compactConversation, log, workflowId, plan, call?.key));
       if (plan.v !== 2) return result;
       // The notes are written here, once: a retry whose model wrote other notes returns the ones already stored, so the log and the workflow agree.
       const [stored] = await writePatiently(() => log.write(workflowId, [{ seq: plan.notesSeq, kind: 'case_notes', body: result.notes, tokens: 0 }], 'keep-stored'));
