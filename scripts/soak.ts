@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Pool } from 'pg';
 import type { Client } from '@temporalio/client';
-import { decideRefund, deliverEvent, readStatus } from '../src/client/investigations';
+import { decideRefund, deliverEvent, readStatus, transcriptLogOf } from '../src/client/investigations';
 import { loadConfig, type Config } from '../src/config';
 import { migrate } from '../src/db/migrate';
-import { TranscriptLog } from '../src/db/transcript-log';
 import { openDatabase, type Database } from '../src/db/pool';
 import { seedDemoData } from '../src/dev/demo-data/seed';
 import { startDevServer, type DevServer } from '../src/dev/env/dev-server';
@@ -24,7 +23,6 @@ import type { InvestigationStatus } from '../src/schemas/investigation';
 import { SA } from '../src/schemas/search-attributes';
 import { investigationSettings } from '../src/settings';
 import { connectClient } from '../src/temporal/client';
-import { bodyCodecOf } from '../src/temporal/codec/body-codec';
 
 // The crash and fault soak (issue 10): N investigations against a worker run as its own
 // process, while the worker is SIGKILLed and restarted, the Temporal dev server is restarted on
@@ -456,8 +454,7 @@ async function main(): Promise<number> {
     const ledger = await readLedger(db.admin, workflowPrefix);
     const findings: InfraFinding[] = [];
     // The conversations kept by reference, read with the worker's payload codec.
-    const [codec] = client.options.loadedDataConverter.payloadCodecs;
-    const log = codec ? new TranscriptLog(db.admin, bodyCodecOf(codec)) : undefined;
+    const log = transcriptLogOf(client, db.admin);
     let replies = 0;
     let toolResults = 0;
     for (const c of cases.filter((x) => x.delivered)) {

@@ -152,7 +152,7 @@ async function send(
  * The transcript log a by-reference run's conversation is read back from, through the client's
  * own payload codec: the one its workers encrypted the entries with.
  */
-function transcriptLogOf(client: Client, pool: Pool | null): TranscriptLog | undefined {
+export function transcriptLogOf(client: Client, pool: Pool | null): TranscriptLog | undefined {
   const [codec] = client.options.loadedDataConverter.payloadCodecs;
   return pool && codec ? new TranscriptLog(pool, bodyCodecOf(codec)) : undefined;
 }

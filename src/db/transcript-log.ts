@@ -151,15 +151,18 @@ export class TranscriptLog {
     ]);
     if (rows.length === 0) return undefined;
     const row = KeptReply.parse(rows[0]);
-    const actual = sha256(row.body);
-    if (actual !== row.sha256) throw new Error(`the reply kept for activity ${call.activityId} of ${call.workflowId} is corrupt: its body hashes to ${actual}, not ${row.sha256}`);
-    return this.codec.decode(row.body);
+    return this.checkedBody(row, `the reply kept for activity ${call.activityId} of ${call.workflowId}`);
   }
 
   private async decodeRow(workflowId: string, row: z.infer<typeof Row>): Promise<LogEntry> {
-    const actual = sha256(row.body);
-    if (actual !== row.sha256) throw new Error(`transcript entry ${row.seq} of ${workflowId} is corrupt: its body hashes to ${actual}, not ${row.sha256}`);
-    const body = await this.codec.decode(row.body);
+    const body = await this.checkedBody(row, `transcript entry ${row.seq} of ${workflowId}`);
     return { seq: row.seq, kind: row.kind, ...(row.role ? { role: row.role } : {}), body, tokens: row.tokens };
+  }
+
+  /** A stored body decoded, after its SHA-256 is checked against the one stored beside it. */
+  private async checkedBody(row: { body: Buffer; sha256: string }, what: string): Promise<unknown> {
+    const actual = sha256(row.body);
+    if (actual !== row.sha256) throw new Error(`${what} is corrupt: its body hashes to ${actual}, not ${row.sha256}`);
+    return this.codec.decode(row.body);
   }
 }
