@@ -254,10 +254,12 @@ describe('get_earlier_tickets', () => {
 });
 
 describe('get_payments', () => {
-  it('shows one captured charge for 5102 in words, nothing refunded, the total refundable', async () => {
+  it('shows one captured charge for 5102 in words, named by its charge id, in the order currency, nothing refunded, the total refundable', async () => {
     const total = await totalOf('5102');
     const p = await ok('get_payments', { order_id: '5102' }, dana);
-    assert.deepEqual(p.charges, [{ amount_cents: total, at: '2026-10-05T18:05:52.000Z', status: 'captured (money taken)', method: 'Visa card' }]);
+    assert.equal(p.currency, 'GBP');
+    assert.match(p.charges[0].charge_id, /^ch_/);
+    assert.deepEqual(p.charges, [{ charge_id: p.charges[0].charge_id, amount_cents: total, at: '2026-10-05T18:05:52.000Z', status: 'captured (money taken)', method: 'Visa card' }]);
     assert.deepEqual(p.refunds, []);
     assert.deepEqual([p.charged_cents, p.refunded_cents, p.refundable_cents, p.possible_duplicate_charge], [total, 0, total, false]);
   });
@@ -320,7 +322,7 @@ describe('request_refund', () => {
     const context = { workflowId: unique('investigation'), toolUseId: 'toolu_refund_1' };
     const input = { order_id: '5102', amount_cents: total, reason: 'Marked delivered 2.4 km away, no photo; never received.' };
     const first = await ok('request_refund', input, dana, context);
-    assert.deepEqual(Object.keys(first), ['request_id', 'order_id', 'amount_cents', 'currency', 'reason', 'status']);
+    assert.deepEqual(Object.keys(first), ['request_id', 'order_id', 'amount_cents', 'currency', 'reason', 'status', 'kind', 'charge_id', 'overlaps', 'ledger']);
     assert.deepEqual([first.order_id, first.amount_cents, first.currency, first.status], ['5102', total, 'GBP', 'awaiting_approval']);
     const retried = await ok('request_refund', input, dana, context);
     assert.deepEqual(retried, first);
@@ -396,7 +398,7 @@ describe('recordRefundDecision and issue_refund', () => {
     assert.equal(await statusOf(marco, request.request_id), 'approved');
 
     const issued = await ok('issue_refund', { request_id: request.request_id }, marco);
-    assert.deepEqual(Object.keys(issued), ['refund_id', 'request_id', 'order_id', 'amount_cents', 'status']);
+    assert.deepEqual(Object.keys(issued), ['refund_id', 'request_id', 'order_id', 'amount_cents', 'currency', 'kind', 'charge_id', 'status', 'ledger']);
     assert.deepEqual([issued.request_id, issued.order_id, issued.amount_cents, issued.status], [request.request_id, '5230', total, 'issued']);
     const twice = await ok('issue_refund', { request_id: request.request_id }, marco);
     assert.deepEqual(twice, issued, 'a retry returns the same refund');

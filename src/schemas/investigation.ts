@@ -2,6 +2,7 @@ import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { CaseNotes } from './case-notes';
 import type { PriceTable, TokenUsage } from './model';
 import type { TranscriptLogState } from './transcript-log';
+import type { OrderLedger, RefundKind } from './ledger';
 
 /** The agent's own running notes for one investigation; they live in the workflow, outside the context. */
 export interface AgentNotes {
@@ -32,6 +33,8 @@ export interface PaidRefund {
   order_id: string;
   amount_cents: number;
   approval_id: string;
+  /** The order's currency (absent in runs from before the order ledger). */
+  currency?: string;
 }
 
 /** A person allowed to decide refunds, up to a limit. */
@@ -98,14 +101,37 @@ export interface RefundRequest {
   tool_use_id: string;
   approvers: Approver[];
   reminded: boolean;
+  /** What the refund is for (absent in runs from before the order ledger). */
+  kind?: RefundKind;
+  /** The charge it reverses; null for an order-level refund. */
+  charge_id?: string | null;
+  /** Other pending requests asking for the same money when this one was filed. */
+  overlaps?: string[];
+  /** The order's ledger as last read: when filed, refreshed when another case pays on the order. */
+  ledger?: OrderLedger;
+}
+
+/** A refund a person approved that the order's ledger could not honour: nothing was paid. */
+export interface RefusedRefund {
+  request_id: string;
+  order_id: string;
+  approver: string;
+  /** The ledger's words, as the model, the desk note and the approver read them. */
+  reason: string;
+  at: string;
 }
 
 /** A human's decision on a refund request, as recorded by the workflow. */
 export interface RefundDecision {
   requestId: string;
   decision: 'approved' | 'denied';
+  /** The approver name the limits are checked against. */
   approver: string;
   reason?: string;
+  /** The person as they named themselves (console sign-in); absent: the approver. */
+  decidedBy?: string;
+  /** Through what: the console key's label, "cli", "http". */
+  via?: string;
 }
 
 /** What one step sent and cost. */
@@ -167,6 +193,14 @@ export interface CarriedState {
   handOffs: HandOff[];
   /** Refunds the workflow paid on approvals. */
   refunds: PaidRefund[];
+  /** Approved refunds the order's ledger refused (absent in runs from before the ledger). */
+  refusedRefunds?: RefusedRefund[];
+  /**
+   * The request whose decision could not be settled (recorded or paid) because a write failed
+   * past the outage budget: the case waits for a person and retries the write on a timer,
+   * carrying on by itself once it succeeds.
+   */
+  settleBlocked?: string;
   /** Set by a reply that ran out of context: the next step clears and compacts first. */
   shrinkContext: boolean;
   /** Empty replies in a row this turn; past a few, a person takes over. */
@@ -245,6 +279,8 @@ export interface InvestigationStatus {
   /** The open hand-over, when a person must act (status needs_human). */
   handOff: HandOff | null;
   refunds: PaidRefund[];
+  /** Approved refunds the order's ledger refused: nothing was paid. */
+  refusedRefunds?: RefusedRefund[];
   /** The broken run this investigation was last recovered from, if any. */
   recoveredFrom?: RecoveredFrom | null;
   /** The desk outbox, for runs that post to a desk: pending, posted and refused posts. */

@@ -55,11 +55,24 @@ export const TOOL_SPECS = {
     name: 'request_refund',
     description:
       'Ask a human to approve a refund. The investigation pauses until a person approves or denies it; ' +
-      'the result says which. Never tell the customer a refund is coming before it is approved.',
+      'the result says which, and shows the order ledger: what was already refunded, requests pending in other cases, and what remains. ' +
+      'Never tell the customer a refund is coming before it is approved.',
     input: z.object({
       order_id: orderId,
       amount_cents: z.number().int().positive().describe('Amount to refund, in cents.'),
       reason: z.string().min(5).max(500),
+      kind: z
+        .enum(['duplicate_charge', 'not_received', 'goodwill', 'partial'])
+        .optional()
+        .describe(
+          'What the refund is for: duplicate_charge (reverses the extra charge), not_received (reverses the charge for goods that never came), goodwill or partial (an amount off the order). Default partial.',
+        ),
+      charge_id: z
+        .string()
+        .min(1)
+        .max(80)
+        .optional()
+        .describe('The charge a duplicate_charge or not_received refund reverses (ch_… from get_payments). Left out: the later duplicate, or the charge for the goods.'),
     }),
     runs: 'activity',
   },

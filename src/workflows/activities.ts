@@ -16,6 +16,15 @@ export function isLocalActivityFailure(error: unknown): error is ApplicationFail
 /** The outage budget of runs started before it was a setting. */
 export const DEFAULT_OUTAGE_BUDGET_MS = 10 * 60_000;
 
+/**
+ * How long a case waits before trying again a write that failed past the outage budget (a
+ * refund decision, the case record): the budget itself, at most a minute, so a case handed
+ * over only because Postgres was away carries on soon after it is back.
+ */
+export function writeRetryMs(settings: InvestigationSettings): number {
+  return Math.min(settings.outageBudgetMs ?? DEFAULT_OUTAGE_BUDGET_MS, 60_000);
+}
+
 /** The retry backoff of every activity: 1 s, doubling, at most 30 s. */
 const BACKOFF = { initialMs: 1_000, coefficient: 2, maximumMs: 30_000 };
 

@@ -1,4 +1,5 @@
 import type { RefundDecision, RefundRequest } from '../schemas/investigation';
+import { ledgerProblem } from '../context/ledger';
 
 /**
  * Why a refund decision cannot be accepted, or null when it can: the request must be the one
@@ -23,6 +24,12 @@ export function decisionProblem(pending: RefundRequest | null, decided: readonly
   }
   if (decision.decision === 'approved' && pending.amount_cents > approver.limit_cents) {
     return `${decision.approver} may approve up to ${approver.limit_cents} cents; this refund is ${pending.amount_cents} cents`;
+  }
+  // The ledger as this case last saw it (filed, or refreshed when another case paid on the order).
+  // Deterministic, so the validator may ask; the database checks again when it pays.
+  if (decision.decision === 'approved' && pending.ledger && pending.kind) {
+    const problem = ledgerProblem(pending.ledger, { request_id: pending.request_id, amount_cents: pending.amount_cents, kind: pending.kind, charge_id: pending.charge_id ?? null });
+    if (problem) return problem;
   }
   return null;
 }

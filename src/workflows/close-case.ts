@@ -1,4 +1,6 @@
-import { ActivityFailure, condition, log } from '@temporalio/workflow';
+import { ActivityFailure, condition, log, patched } from '@temporalio/workflow';
+import { writeRetryMs } from './activities';
+import { resumeByItself } from './hand-off';
 import { needsHumanNote } from './desk-notes';
 import { liveTail } from './context-step';
 import { compactionPlan, notesLogged, written } from './by-reference';
@@ -9,23 +11,37 @@ import { failureText } from './turn';
 // Closing a case: the rest of the conversation summarised into case notes and the outcome
 // recorded in the customer's memory. A case that cannot be recorded waits for a person.
 
-/** Records the case; while it cannot be recorded, the run waits for a person to resume it. */
+/**
+ * The patch under which a case that could not be recorded tries again on a timer and, once
+ * the write succeeds, carries on by itself: before it, only a person resuming it did.
+ */
+export const CLOSE_RETRIES_PATCH = 'close-case-retries';
+
+/** Records the case; while it cannot be recorded, a person is told and the write is retried until it succeeds. */
 export async function closeCase(run: Run): Promise<void> {
+  let waiting = false;
   for (;;) {
     try {
       await recordOutcome(run);
+      // Handed over only because the write failed: the write is done, so nobody needs to act.
+      if (waiting) resumeByItself(run);
       return;
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      log.error('the case could not be recorded; waiting for a person to resume', { error: failureText(error) });
-      const reason = `the case could not be recorded: ${failureText(error)}`;
-      run.s.handOffs.push({ reason, at: new Date().toISOString(), step: run.s.step, resolution: null });
-      run.s.awaiting = 'person';
-      queueNote(run, needsHumanNote({ workflowId: run.id.workflowId, reason }));
-      publish(run.id, run.s);
-      // The team hears of it on the ticket; a desk refusing too changes nothing: the case already waits for a person.
-      await flushDeskPosts(run);
-      await condition(() => run.s.awaiting === 'model');
+      if (!waiting) {
+        log.error('the case could not be recorded; retrying, and waiting for a person meanwhile', { error: failureText(error) });
+        const reason = `the case could not be recorded: ${failureText(error)}`;
+        run.s.handOffs.push({ reason, at: new Date().toISOString(), step: run.s.step, resolution: null });
+        run.s.awaiting = 'person';
+        queueNote(run, needsHumanNote({ workflowId: run.id.workflowId, reason }));
+        publish(run.id, run.s);
+        // The team hears of it on the ticket; a desk refusing too changes nothing: the case already waits for a person.
+        await flushDeskPosts(run);
+      }
+      if (patched(CLOSE_RETRIES_PATCH)) {
+        waiting = true;
+        await condition(() => run.s.awaiting === 'model', writeRetryMs(run.settings));
+      } else await condition(() => run.s.awaiting === 'model');
     }
   }
 }

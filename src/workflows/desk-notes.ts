@@ -22,10 +22,16 @@ export function refundAwaitingNote(input: {
   reason: string;
   evidence: string[];
   approvers: string[];
+  /** The order's ledger as lines (context/ledger.ts describeLedger): charges, refunds, other cases' pending requests. */
+  ledger?: string[];
+  /** Other pending requests for the same money. */
+  overlaps?: string[];
 }): DeskNote {
   const lines = [
     `casework: refund of ${formatMoney(input.amountCents, input.currency)} for order ${input.orderId} awaits approval.`,
     `Reason: ${input.reason}`,
+    ...(input.overlaps?.length ? [`Warning: this request overlaps ${input.overlaps.join(', ')}, pending in another case for the same money; at most one can be paid.`] : []),
+    ...(input.ledger?.length ? ['Order ledger:', ...input.ledger] : []),
     ...(input.evidence.length ? ['Evidence:', ...input.evidence.map((e) => `- ${e}`)] : []),
     `Who may decide: ${input.approvers.join(', ') || 'an approver with a high enough limit'}.`,
     `To decide: casework approve ${input.workflowId} --request ${input.requestId} --approver <your name>  (or: casework deny ${input.workflowId} --request ${input.requestId} --approver <your name> --reason "...")`,
@@ -48,6 +54,15 @@ export function refundDeniedNote(input: { requestId: string; orderId: string; am
   return {
     body: `casework: refund ${input.requestId} of ${formatMoney(input.amountCents, input.currency)} for order ${input.orderId} was denied by ${input.approver}${why}. Nothing was paid; casework tells the customer.`,
     tags: ['casework_refund_denied'],
+    status: 'open',
+  };
+}
+
+/** An approved refund the order's ledger refused: nothing was paid; the ledger's words say why. */
+export function refundRefusedNote(input: { requestId: string; orderId: string; amountCents: number; currency?: string; approver: string; reason: string }): DeskNote {
+  return {
+    body: `casework: refund ${input.requestId} of ${formatMoney(input.amountCents, input.currency)} for order ${input.orderId}, approved by ${input.approver}, was not paid. ${input.reason}\nNothing was paid; casework tells the customer.`,
+    tags: ['casework_refund_refused'],
     status: 'open',
   };
 }

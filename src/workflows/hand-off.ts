@@ -50,6 +50,11 @@ export function resumeOnCustomerMessage(run: Run): void {
   if (run.s.awaiting === 'person') resolve(run, 'customer', 'resumed');
 }
 
+/** The hand-over ends because the write it waited on succeeded: casework carries on by itself. */
+export function resumeByItself(run: Run): void {
+  if (run.s.awaiting === 'person') resolve(run, 'casework', 'resumed');
+}
+
 /** The hand-over ends because the ticket closed. */
 export function resolveOnClose(run: Run): void {
   if (openHandOff(run.s)) resolve(run, 'ticket closed', 'closed');

@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { CarriedState, InboxMessage, InvestigationStatus, RefundDecision } from '../schemas/investigation';
+import type { OrderLedger } from '../schemas/ledger';
 
 /** A customer's message (the first one starts the case; later ones are follow-ups). */
 export const customerMessageSignal = defineSignal<[InboxMessage]>('customerMessage');
@@ -9,6 +10,8 @@ export const closeTicketSignal = defineSignal<[{ eventId: string; customerId: st
 export const decideRefundSignal = defineSignal<[RefundDecision]>('decideRefund');
 /** A human's refund decision, validated before it reaches history; the caller hears why it was refused. */
 export const decideRefundUpdate = defineUpdate<{ accepted: true; requestId: string; decision: string }, [RefundDecision]>('decideRefund');
+/** Another case paid (or was refused) on an order: the fresh ledger, so this case's approval is checked against it. */
+export const ledgerChangedSignal = defineSignal<[OrderLedger]>('ledgerChanged');
 /** Where the investigation stands: step, state, last reply, pending approval, token totals. */
 export const statusQuery = defineQuery<InvestigationStatus>('status');
 /** A person asks a case that needs a person to carry on (the model tries again). */

@@ -5,7 +5,8 @@ import type { InboxMessage, InvestigationInput, InvestigationStatus } from '../s
 import { activitiesFor } from './activities';
 import { closeCase } from './close-case';
 import { flushDeskPosts, hasPendingPosts, queueReply, startDeskPosts } from './desk-posts';
-import { handOff, installHandOffHandlers, resolveOnClose, resumeOnCustomerMessage } from './hand-off';
+import { handOff, installHandOffHandlers, resolveOnClose, resumeByItself, resumeOnCustomerMessage } from './hand-off';
+import { writeRetryMs } from './activities';
 import { carriedStateQuery, closeTicketSignal, customerMessageSignal, statusQuery } from './investigation-api';
 import { markRecovered } from './recovery';
 import { installDecisionHandlers, pendingDecision, settleDecision, watchApproval } from './refund-approval';
@@ -79,7 +80,9 @@ export async function investigation(input: InvestigationInput): Promise<Investig
 
   const drainInbox = (): string[] => s.inbox.splice(0, s.inbox.length).map((m) => m.message);
   const mustContinueAsNew = () => workflowInfo().continueAsNewSuggested || stepsThisRun >= settings.maxStepsPerRun;
-  const decisionReady = () => pendingDecision(s) !== undefined;
+  // A decision blocked on a failed write is retried on a timer (or when someone acts), not at once.
+  const decisionReady = () => pendingDecision(s) !== undefined && !s.settleBlocked;
+  let retrySettle = false;
   /** Posts what the turn queued for the desk; a desk that refuses for good hands the case to a person. */
   const postToDesk = async () => {
     const refused = await flushDeskPosts(run);
@@ -96,15 +99,28 @@ export async function investigation(input: InvestigationInput): Promise<Investig
       const waitFor = () => s.inbox.length > 0 || closeRequested || decisionReady() || s.awaiting === 'model' || hasPendingPosts(run);
       // A person's case, or one with a refund being decided, waits however long that takes (the
       // approval timer ends the latter); an answered one closes after the follow-up window.
-      if (s.awaiting === 'person' || s.pending) await condition(waitFor);
+      if (s.settleBlocked) retrySettle = !(await condition(waitFor, writeRetryMs(settings)));
+      else if (s.awaiting === 'person' || s.pending) await condition(waitFor);
       else await condition(waitFor, settings.followUpWindowMs);
-      if (s.awaiting === 'customer' && !waitFor()) break;
-      if (closeRequested && s.inbox.length === 0 && !decisionReady()) break;
+      if (s.awaiting === 'customer' && !waitFor() && !s.settleBlocked) break;
+      // An accepted decision is never dropped: a ticket closing while it waits on a write still settles it first.
+      if (closeRequested && s.inbox.length === 0 && !decisionReady() && !s.settleBlocked) break;
     }
 
     const decision = pendingDecision(s);
-    if (decision) {
+    if (decision && (!s.settleBlocked || retrySettle || closeRequested)) {
+      retrySettle = false;
       const settled = await settleDecision(run, decision);
+      if ('blocked' in settled) {
+        // Told once: the customer gets the holding reply and the team a note; the retries are silent.
+        if (!s.settleBlocked) handOff(run, `${settled.blocked}; casework retries it and carries on by itself once it succeeds`);
+        s.settleBlocked = decision.requestId;
+        continue;
+      }
+      if (s.settleBlocked) {
+        s.settleBlocked = undefined;
+        resumeByItself(run);
+      }
       if ('failed' in settled) {
         handOff(run, settled.failed);
         continue;

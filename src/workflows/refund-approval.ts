@@ -1,15 +1,17 @@
-import { ActivityFailure, ApplicationFailure, condition, log, patched, setHandler, upsertMemo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, getExternalWorkflowHandle, log, patched, setHandler, upsertMemo } from '@temporalio/workflow';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import type { RefundRequestResult } from '../activities/tools/refunds';
 import { highestSeq } from '../context/log-messages';
 import { labelDecisionNote } from '../context/wire';
-import { refundAwaitingNote, refundDeniedNote, refundIssuedNote } from './desk-notes';
+import { refundAwaitingNote, refundDeniedNote, refundIssuedNote, refundRefusedNote } from './desk-notes';
+import { describeLedger, LEDGER_REFUSAL, ledgerSummary } from '../context/ledger';
+import type { OrderLedger } from '../schemas/ledger';
 import type { CarriedState, InvestigationSettings, RefundDecision } from '../schemas/investigation';
 import type { ToolCall, ToolOutcome, TypedToolOutcome } from '../schemas/tool-call';
 import { decisionProblem, describeDuration } from './approvals';
 import { toolEvidence } from '../context/tool-evidence';
 import { queueNote } from './desk-posts';
-import { decideRefundSignal, decideRefundUpdate } from './investigation-api';
+import { decideRefundSignal, decideRefundUpdate, ledgerChangedSignal } from './investigation-api';
 import { publish, type Run } from './state';
 import { isLocalActivityFailure } from './activities';
 
@@ -28,6 +30,13 @@ export interface FiledRequest {
   order_id: string;
   amount_cents: number;
   status: 'awaiting_approval';
+  /** What the refund is for and the charge it reverses (runs from before the ledger have neither). */
+  kind?: string;
+  charge_id?: string | null;
+  /** The order's ledger: what was refunded, what other cases have pending, what remains. */
+  ledger?: ReturnType<typeof ledgerSummary>;
+  /** Other pending requests for the same money: this request is flagged as overlapping them. */
+  overlaps?: string[];
   next: string;
 }
 
@@ -38,6 +47,8 @@ export interface DecisionNote {
   decided_by: string;
   reason: string | null;
   refund: { refund_id: string; amount_cents: number; status: 'issued' } | null;
+  /** Approved, but the order ledger refused to pay: its words. */
+  refused?: string;
   next: string;
 }
 
@@ -51,8 +62,23 @@ function refusal(problem: string): ApplicationFailure {
 /** Registers the decision handlers: the validated update (refusals never reach history) and the signal. */
 export function installDecisionHandlers(s: CarriedState): void {
   const accept = (decision: RefundDecision) => {
-    s.decisions.push({ requestId: decision.requestId, decision: decision.decision, approver: decision.approver, reason: decision.reason });
+    s.decisions.push({
+      requestId: decision.requestId,
+      decision: decision.decision,
+      approver: decision.approver,
+      reason: decision.reason,
+      ...(typeof decision.decidedBy === 'string' && decision.decidedBy.trim() ? { decidedBy: decision.decidedBy.trim().slice(0, 200) } : {}),
+      ...(typeof decision.via === 'string' && decision.via.trim() ? { via: decision.via.trim().slice(0, 200) } : {}),
+    });
   };
+  // Another case paid on the same order: the validator checks approvals against what it paid.
+  setHandler(ledgerChangedSignal, (ledger: OrderLedger) => {
+    const pending = s.pending;
+    if (!pending || pending.order_id !== ledger.order_id) return;
+    // Refunds only ever join a ledger: of two snapshots, the one with more refunds is the later.
+    if (pending.ledger && pending.ledger.refunds.length > ledger.refunds.length) return;
+    pending.ledger = ledger;
+  });
   setHandler(decideRefundSignal, (decision: RefundDecision) => {
     const problem = decisionProblem(s.pending, s.decisions, decision);
     if (problem) log.warn('ignored a refund decision', { problem });
@@ -122,7 +148,8 @@ export async function requestRefund(run: Run, use: ToolUseBlock, call: ToolCall,
   }
   const outcome = await run.acts.tools.request_refund.executeWithOptions({ ...run.acts.toolOptions, summary }, [call]);
   if (outcome.is_error) return outcome;
-  const { request_id, order_id, amount_cents, currency, reason } = filedRequest(outcome);
+  const filed = filedRequest(outcome);
+  const { request_id, order_id, amount_cents, currency, reason, ledger } = filed;
   s.pending = {
     request_id,
     order_id,
@@ -133,7 +160,10 @@ export async function requestRefund(run: Run, use: ToolUseBlock, call: ToolCall,
     tool_use_id: use.id,
     approvers: settings.approvers,
     reminded: false,
+    ...(filed.kind ? { kind: filed.kind, charge_id: filed.charge_id ?? null, overlaps: filed.overlaps ?? [] } : {}),
+    ...(ledger ? { ledger } : {}),
   };
+  const overlaps = filed.overlaps ?? [];
   queueNote(
     run,
     refundAwaitingNote({
@@ -145,17 +175,24 @@ export async function requestRefund(run: Run, use: ToolUseBlock, call: ToolCall,
       reason,
       evidence: await refundEvidence(run, currency),
       approvers: settings.approvers.map((a) => `${a.name} (up to ${(a.limit_cents / 100).toFixed(2)})`),
+      ...(ledger ? { ledger: describeLedger(ledger, { except: request_id }), overlaps } : {}),
     }),
   );
   publish(run.id, s);
-  const filed: FiledRequest = {
+  const answer: FiledRequest = {
     request_id,
     order_id,
     amount_cents,
     status: 'awaiting_approval',
-    next: 'A person will decide. You may tell the customer a colleague is reviewing the refund, but do not promise it. You will be told the decision in a later message.',
+    ...(filed.kind ? { kind: filed.kind, charge_id: filed.charge_id ?? null } : {}),
+    ...(ledger ? { ledger: ledgerSummary(ledger, request_id) } : {}),
+    ...(overlaps.length ? { overlaps } : {}),
+    next:
+      (overlaps.length
+        ? `This request overlaps ${overlaps.join(', ')}, pending in another case for the same money; the approver is told, and at most one of them can be paid. `
+        : '') + 'A person will decide. You may tell the customer a colleague is reviewing the refund, but do not promise it. You will be told the decision in a later message.',
   };
-  return { is_error: false, content: JSON.stringify(filed) };
+  return { is_error: false, content: JSON.stringify(answer) };
 }
 
 /** The decision on the pending request, once a person (or the timer) has made one. */
@@ -194,21 +231,90 @@ export async function watchApproval(s: CarriedState, settings: InvestigationSett
 export const DESK_DENIED_NOTE_PATCH = 'desk-refund-denied-note';
 
 /**
- * Records the pending request's decision, pays it when approved, and returns what to tell the
- * model; null when a person must take over because the refund could not be paid.
+ * The patch under which a decision that cannot be settled because a write failed past the
+ * outage budget (recording it, paying it) leaves the case with a person and retried on a
+ * timer, instead of failing the run (recording) or waiting for a person only (paying).
  */
-export async function settleDecision(run: Run, decision: RefundDecision): Promise<{ note: string } | { failed: string }> {
+export const SETTLE_SURVIVES_PATCH = 'settle-survives-outage';
+
+/**
+ * The patch under which an approval the order ledger refuses is a refused refund the case goes
+ * on from (the model, the desk note and the status say why), and a paid refund tells the other
+ * cases pending on the order (ledgerChanged), so their approvers are checked against it.
+ */
+export const ORDER_LEDGER_PATCH = 'order-ledger';
+
+/** How settleDecision ended: a note for the model; a failure a person must see; or blocked on a write to retry. */
+export type Settled = { note: string } | { failed: string } | { blocked: string };
+
+const why = (error: ActivityFailure) => (error.cause instanceof Error ? error.cause.message : error.message);
+
+/** Tells every other case with a request pending on the order what the ledger now holds. A closed case is skipped. */
+async function tellOtherCases(run: Run, ledger: OrderLedger): Promise<void> {
+  const others = [...new Set(ledger.pending.map((p) => `investigation-${p.ticket_id}`))].filter((id) => id !== run.id.workflowId);
+  const sent = await Promise.allSettled(others.map((id) => getExternalWorkflowHandle(id).signal(ledgerChangedSignal, ledger)));
+  for (const [i, result] of sent.entries()) {
+    if (result.status === 'rejected') log.info('another case on the order could not be told of the ledger', { workflowId: others[i] });
+  }
+}
+
+/** The approved refund the ledger refused: recorded, the team told on the desk, and the model told why. */
+function refusedByLedger(run: Run, decision: RefundDecision, content: string): { note: string } {
+  const { s } = run;
+  const request = s.pending!;
+  const words = content.slice(LEDGER_REFUSAL.length);
+  (s.refusedRefunds ??= []).push({ request_id: request.request_id, order_id: request.order_id, approver: decision.approver, reason: words, at: new Date().toISOString() });
+  queueNote(
+    run,
+    refundRefusedNote({
+      requestId: request.request_id,
+      orderId: request.order_id,
+      amountCents: request.amount_cents,
+      currency: request.currency,
+      approver: decision.approver,
+      reason: words,
+    }),
+  );
+  s.pending = null;
+  const note: DecisionNote = {
+    request_id: decision.requestId,
+    decision: decision.decision,
+    decided_by: decision.approver,
+    reason: decision.reason ?? null,
+    refund: null,
+    refused: words,
+    next:
+      'A person approved it, but the order ledger refused to pay it, so nothing was paid. Tell the customer honestly, in plain words, ' +
+      'that this refund cannot be paid and why (for example, that charge was already refunded in another case); the team has been told.',
+  };
+  return { note: labelDecisionNote(JSON.stringify(note)) };
+}
+
+/**
+ * Records the pending request's decision, pays it when approved, and returns what to tell the
+ * model; `failed` when a person must take over because the refund could not be paid, `blocked`
+ * when a write could not be made within the outage budget (the caller retries it).
+ */
+export async function settleDecision(run: Run, decision: RefundDecision): Promise<Settled> {
   const { s, id } = run;
   const request = s.pending;
   if (!request) throw new Error('settleDecision needs a pending request');
-  const recorded = await run.acts.recordRefundDecision({
-    customerId: id.customerId,
-    requestId: decision.requestId,
-    decision: decision.decision,
-    approver: decision.approver,
-    reason: decision.reason,
-    decidedAt: new Date().toISOString(),
-  });
+  let recorded: { approvalId: string | null };
+  try {
+    recorded = await run.acts.recordRefundDecision({
+      customerId: id.customerId,
+      requestId: decision.requestId,
+      decision: decision.decision,
+      approver: decision.approver,
+      ...(decision.decidedBy ? { decidedBy: decision.decidedBy } : {}),
+      ...(decision.via ? { decidedVia: decision.via } : {}),
+      reason: decision.reason,
+      decidedAt: new Date().toISOString(),
+    });
+  } catch (error) {
+    if (!(error instanceof ActivityFailure) || !patched(SETTLE_SURVIVES_PATCH)) throw error;
+    return { blocked: `the ${decision.decision} decision on refund ${request.request_id} could not be recorded: ${why(error)}` };
+  }
   let refund: DecisionNote['refund'] = null;
   if (decision.decision === 'approved') {
     const call: ToolCall = {
@@ -221,10 +327,14 @@ export async function settleDecision(run: Run, decision: RefundDecision): Promis
       outcome = await run.acts.tools.issue_refund.executeWithOptions({ ...run.acts.toolOptions, summary: `issue_refund: request ${request.request_id} (approved)` }, [call]);
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
+      if (patched(SETTLE_SURVIVES_PATCH)) return { blocked: `the approved refund ${request.request_id} could not be paid yet: ${why(error)}` };
       return { failed: `the approved refund ${request.request_id} could not be paid: the refund service did not answer` };
     }
-    if (outcome.is_error) return { failed: `the approved refund ${request.request_id} could not be paid: ${outcome.content}` };
-    const paid = JSON.parse(outcome.content) as { refund_id: string; amount_cents: number; order_id: string };
+    if (outcome.is_error) {
+      if (outcome.content.startsWith(LEDGER_REFUSAL) && patched(ORDER_LEDGER_PATCH)) return refusedByLedger(run, decision, outcome.content);
+      return { failed: `the approved refund ${request.request_id} could not be paid: ${outcome.content}` };
+    }
+    const paid = JSON.parse(outcome.content) as { refund_id: string; amount_cents: number; order_id: string; currency?: string; ledger?: OrderLedger };
     refund = { refund_id: paid.refund_id, amount_cents: paid.amount_cents, status: 'issued' };
     if (!s.refunds.some((r) => r.refund_id === paid.refund_id)) {
       s.refunds.push({
@@ -233,11 +343,13 @@ export async function settleDecision(run: Run, decision: RefundDecision): Promis
         order_id: paid.order_id,
         amount_cents: paid.amount_cents,
         approval_id: recorded.approvalId ?? '',
+        ...(paid.currency ? { currency: paid.currency } : {}),
       });
       queueNote(
         run,
         refundIssuedNote({ requestId: request.request_id, orderId: paid.order_id, amountCents: paid.amount_cents, currency: request.currency, approver: decision.approver }),
       );
+      if (paid.ledger && patched(ORDER_LEDGER_PATCH)) await tellOtherCases(run, paid.ledger);
     }
   }
   // Runs recorded before the denial note (no marker) schedule no post for it, so they replay as recorded.

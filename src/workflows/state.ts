@@ -96,6 +96,7 @@ export function statusOf(id: RunIdentity, s: CarriedState): InvestigationStatus 
     transcriptMessages: s.transcript.length + (s.log?.droppedMessages ?? 0),
     continuedAsNew: s.runsSoFar,
     refunds: s.refunds,
+    ...(s.refusedRefunds?.length ? { refusedRefunds: s.refusedRefunds } : {}),
     recoveredFrom: s.recoveries[s.recoveries.length - 1] ?? null,
     ...(s.desk ? { desk: s.desk } : {}),
   };

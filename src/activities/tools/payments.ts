@@ -5,6 +5,7 @@ import { defineTool } from './define';
 import { requireOrder } from './orders';
 import { withCustomer } from '../../db/pool';
 import { isoTimestamp } from '../../db/rows';
+import { pendingRequests } from '../../db/ledger';
 
 /** Most charges (and, separately, refunds) listed; totals always count every one. */
 export const MAX_PAYMENTS_SHOWN = 10;
@@ -21,18 +22,23 @@ const PaymentRow = z.object({
   created_at: isoTimestamp,
 });
 
-const IssuedRefundRow = z.object({ refund_id: z.string(), amount_cents: z.number().int(), issued_at: isoTimestamp });
+const IssuedRefundRow = z.object({ refund_id: z.string(), amount_cents: z.number().int(), issued_at: isoTimestamp, charge_id: z.string().nullable() });
 
 /** get_payments' result. */
 export interface PaymentsResult {
   order_id: string;
-  charges: { amount_cents: number; at: string; status: string; method: string }[];
-  refunds: { amount_cents: number; at: string; status: string }[];
+  /** The order's currency: every amount is in its minor unit. */
+  currency: string;
+  charges: { charge_id: string; amount_cents: number; at: string; status: string; method: string }[];
+  /** charge_id: the charge a casework refund reversed (absent: the order). */
+  refunds: { amount_cents: number; at: string; status: string; charge_id?: string }[];
   showing?: string;
   charged_cents: number;
   refunded_cents: number;
   refundable_cents: number;
   possible_duplicate_charge: boolean;
+  /** Refund requests on the order still waiting for a decision or payment, in any case (only when there are some). */
+  pending_requests?: { request_id: string; ticket_id: string; amount_cents: number; kind: string; charge_id: string | null }[];
 }
 
 function sum(values: number[]): number {
@@ -59,7 +65,10 @@ export async function readPayments(client: PoolClient, customerId: string, order
     )
   ).rows.map((row) => PaymentRow.parse(row));
   const issued = (
-    await client.query('SELECT refund_id, amount_cents, issued_at FROM refunds WHERE customer_id = $1 AND order_id = $2 ORDER BY issued_at, refund_id', [customerId, orderId])
+    await client.query('SELECT refund_id, amount_cents, issued_at, charge_id FROM refunds WHERE customer_id = $1 AND order_id = $2 ORDER BY issued_at, refund_id', [
+      customerId,
+      orderId,
+    ])
   ).rows.map((row) => IssuedRefundRow.parse(row));
 
   const charges = payments.filter((p) => p.kind === 'charge');
@@ -72,13 +81,16 @@ export async function readPayments(client: PoolClient, customerId: string, order
   const refunded = sum(counted) + sum(issued.map((r) => r.amount_cents));
   const refunds = [
     ...processorRefunds.map((r) => ({ amount_cents: r.amount_cents, at: r.created_at, status: describeCode(PAYMENT_STATUS_CODES, r.processor_code) })),
-    ...issued.map((r) => ({ amount_cents: r.amount_cents, at: r.issued_at, status: ISSUED_REFUND_STATUS })),
+    ...issued.map((r) => ({ amount_cents: r.amount_cents, at: r.issued_at, status: ISSUED_REFUND_STATUS, ...(r.charge_id ? { charge_id: r.charge_id } : {}) })),
   ].sort((a, b) => a.at.localeCompare(b.at));
   const cut = charges.length > MAX_PAYMENTS_SHOWN || refunds.length > MAX_PAYMENTS_SHOWN;
+  const pending = await pendingRequests(client, customerId, orderId);
 
   return {
     order_id: order.order_id,
+    currency: order.currency,
     charges: charges.slice(0, MAX_PAYMENTS_SHOWN).map((c) => ({
+      charge_id: c.processor_ref,
       amount_cents: c.amount_cents,
       at: c.created_at,
       status: describeCode(PAYMENT_STATUS_CODES, c.processor_code),
@@ -90,6 +102,13 @@ export async function readPayments(client: PoolClient, customerId: string, order
     refunded_cents: refunded,
     refundable_cents: Math.max(0, charged - refunded),
     possible_duplicate_charge: hasDuplicateCharge(captured),
+    ...(pending.length
+      ? {
+          pending_requests: pending
+            .slice(0, MAX_PAYMENTS_SHOWN)
+            .map((p) => ({ request_id: p.request_id, ticket_id: p.ticket_id, amount_cents: p.amount_cents, kind: p.kind, charge_id: p.charge_id })),
+        }
+      : {}),
   };
 }
 

@@ -6,6 +6,8 @@ import { ToolError, type ToolContext } from '../../schemas/tool-call';
 import { defineTool, defineTypedTool } from './define';
 import { readPayments } from './payments';
 import { withCustomer } from '../../db/pool';
+import { isLedgerRefusal, lockOrderLedger, readOrderLedger } from '../../db/ledger';
+import { CHARGE_KINDS, LEDGER_REFUSAL, ledgerProblem, overlappingRequests, type LedgerCharge, type OrderLedger, type RefundKind } from '../../context/ledger';
 import { isoTimestamp } from '../../db/rows';
 import { describeIssues } from '../../schemas/issues';
 
@@ -18,9 +20,10 @@ function stableId(prefix: string, ...parts: string[]): string {
   return `${prefix}_${createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 16)}`;
 }
 
-// Serialises refund writes per order, so two requests cannot both pass the refundable check.
-async function lockOrderRefunds(client: PoolClient, orderId: string): Promise<void> {
-  await client.query('SELECT pg_advisory_xact_lock(7233002, hashtext($1))', [orderId]);
+// Serialises refund writes per order, so two requests cannot both pass the refundable check:
+// the order's ledger row lock, the one the refunds trigger takes (migrations/024_order_ledger.sql).
+async function lockOrderRefunds(client: PoolClient, customerId: string, orderId: string): Promise<void> {
+  if (!(await lockOrderLedger(client, customerId, orderId))) throw new ToolError(`No order ${orderId} on this customer's account.`);
 }
 
 const RequestRow = z.object({
@@ -29,12 +32,15 @@ const RequestRow = z.object({
   amount_cents: z.number().int(),
   reason: z.string(),
   status: z.string(),
+  kind: z.enum(['duplicate_charge', 'not_received', 'goodwill', 'partial']),
+  charge_id: z.string().nullable(),
+  overlaps: z.array(z.string()),
 });
 type RequestRow = z.infer<typeof RequestRow>;
 
-const REQUEST_COLUMNS = 'request_id, order_id, amount_cents, reason, status';
+const REQUEST_COLUMNS = 'request_id, order_id, amount_cents, reason, status, kind, charge_id, overlapping_requests AS overlaps';
 
-/** request_refund's result: the request a human must now decide. */
+/** request_refund's result: the request a human must now decide, with the order's ledger as it was filed. */
 export interface RefundRequestResult {
   request_id: string;
   order_id: string;
@@ -43,10 +49,65 @@ export interface RefundRequestResult {
   currency: string;
   reason: string;
   status: string;
+  kind: RefundKind;
+  /** The charge it reverses; null for an order-level refund. */
+  charge_id: string | null;
+  /** Other pending requests asking for the same money (the same charge, or more duplicate than there is). */
+  overlaps: string[];
+  /** The order's ledger when the request was filed (this request among its pending ones). */
+  ledger: OrderLedger;
 }
 
-function shapeRequest(row: RequestRow, currency: string): RefundRequestResult {
-  return { request_id: row.request_id, order_id: row.order_id, amount_cents: row.amount_cents, currency, reason: row.reason, status: row.status };
+function shapeRequest(row: RequestRow, currency: string, ledger: OrderLedger): RefundRequestResult {
+  return {
+    request_id: row.request_id,
+    order_id: row.order_id,
+    amount_cents: row.amount_cents,
+    currency,
+    reason: row.reason,
+    status: row.status,
+    kind: row.kind,
+    charge_id: row.charge_id,
+    overlaps: row.overlaps,
+    ledger,
+  };
+}
+
+async function ledgerOf(client: PoolClient, customerId: string, orderId: string): Promise<OrderLedger> {
+  const ledger = await readOrderLedger(client, customerId, orderId);
+  if (!ledger) throw new ToolError(`No order ${orderId} on this customer's account.`);
+  return ledger;
+}
+
+/**
+ * The charge a refund of this kind reverses: the one named, or for a duplicate charge the later
+ * capture of an amount captured twice (the earlier one paid for the goods), for goods not
+ * received the earliest capture. Null for the kinds that name only the order.
+ */
+export function chargeFor(ledger: OrderLedger, kind: RefundKind, named: string | undefined): string | null {
+  if (!CHARGE_KINDS.includes(kind)) {
+    if (named) throw new ToolError(`A ${kind} refund names the order, not a charge: leave charge_id out, or use kind duplicate_charge or not_received.`);
+    return null;
+  }
+  if (named) {
+    if (!ledger.charges.some((c) => c.charge_id === named)) {
+      throw new ToolError(`Charge ${named} is not a captured charge of order ${ledger.order_id}; its charges are ${ledger.charges.map((c) => c.charge_id).join(', ') || 'none'}.`);
+    }
+    return named;
+  }
+  const unreversed = (c: LedgerCharge) => !ledger.refunds.some((r) => r.charge_id === c.charge_id);
+  if (kind === 'duplicate_charge') {
+    const duplicates = ledger.charges.filter((c, i) => ledger.charges.slice(0, i).some((e) => e.amount_cents === c.amount_cents));
+    const chosen = duplicates.filter(unreversed).pop() ?? duplicates.pop();
+    if (!chosen)
+      throw new ToolError(
+        `Order ${ledger.order_id} has no two captured charges of the same amount, so there is no duplicate charge to refund; name the charge with charge_id if one is wrong.`,
+      );
+    return chosen.charge_id;
+  }
+  const first = ledger.charges.find(unreversed) ?? ledger.charges[0];
+  if (!first) throw new ToolError(`Order ${ledger.order_id} has no captured charge to refund.`);
+  return first.charge_id;
 }
 
 /** The currency the order was charged in; the request's amount is in it, and so is every note about it. */
@@ -93,11 +154,15 @@ async function openRequests(client: PoolClient, customerId: string, orderId: str
  * model call (same workflow and tool_use id) returns the same request. Refuses an order not on
  * the account and an amount above what can still be refunded, counting requests still open.
  */
-export async function requestRefund(client: PoolClient, context: ToolContext, input: { order_id: string; amount_cents: number; reason: string }): Promise<RefundRequestResult> {
+export async function requestRefund(
+  client: PoolClient,
+  context: ToolContext,
+  input: { order_id: string; amount_cents: number; reason: string; kind?: RefundKind; charge_id?: string },
+): Promise<RefundRequestResult> {
   const { customerId } = context;
-  await lockOrderRefunds(client, input.order_id);
+  await lockOrderRefunds(client, customerId, input.order_id);
   const earlier = await requestByToolUse(client, customerId, context);
-  if (earlier) return shapeRequest(earlier, await orderCurrency(client, customerId, earlier.order_id));
+  if (earlier) return shapeRequest(earlier, await orderCurrency(client, customerId, earlier.order_id), await ledgerOf(client, customerId, earlier.order_id));
 
   const payments = await readPayments(client, customerId, input.order_id);
   const open = await openRequests(client, customerId, input.order_id);
@@ -110,16 +175,22 @@ export async function requestRefund(client: PoolClient, context: ToolContext, in
         `${payments.refunded_cents} cents are already refunded${pending}, so at most ${available} cents can be requested.`,
     );
   }
+  const ledger = await ledgerOf(client, customerId, input.order_id);
+  const kind = input.kind ?? 'partial';
+  const ask = { amount_cents: input.amount_cents, kind, charge_id: chargeFor(ledger, kind, input.charge_id) };
+  const problem = ledgerProblem(ledger, ask);
+  if (problem) throw new ToolError(`${LEDGER_REFUSAL}${problem}. Nothing was requested.`);
+  const overlaps = overlappingRequests(ledger, ask).map((p) => p.request_id);
 
   const requestId = stableId('req', context.workflowId, context.toolUseId);
   const inserted = await client.query(
-    `INSERT INTO refund_requests (request_id, customer_id, order_id, amount_cents, reason, workflow_id, tool_use_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING ${REQUEST_COLUMNS}`,
-    [requestId, customerId, input.order_id, input.amount_cents, input.reason.trim(), context.workflowId, context.toolUseId],
+    `INSERT INTO refund_requests (request_id, customer_id, order_id, amount_cents, reason, workflow_id, tool_use_id, kind, charge_id, overlapping_requests)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING ${REQUEST_COLUMNS}`,
+    [requestId, customerId, input.order_id, input.amount_cents, input.reason.trim(), context.workflowId, context.toolUseId, kind, ask.charge_id, overlaps],
   );
   const row = inserted.rows[0] ? RequestRow.parse(inserted.rows[0]) : await requestByToolUse(client, customerId, context);
   if (!row) throw new Error(`refund request ${requestId} was neither inserted nor found`);
-  return shapeRequest(row, await orderCurrency(client, customerId, row.order_id));
+  return shapeRequest(row, await orderCurrency(client, customerId, row.order_id), await ledgerOf(client, customerId, row.order_id));
 }
 
 const DecisionRow = z.object({
@@ -146,6 +217,10 @@ export const RefundDecisionInput = z.object({
   requestId: z.string().min(1),
   decision: z.enum(['approved', 'denied']),
   approver: z.string().min(1).max(200),
+  /** The person as they named themselves (console sign-in, the CLI's --approver); the approver when absent. */
+  decidedBy: z.string().min(1).max(200).nullish(),
+  /** Through what the decision came: the console key's label, "cli", "http". */
+  decidedVia: z.string().min(1).max(200).nullish(),
   reason: z.string().max(2000).nullish(),
   decidedAt: z.iso.datetime({ offset: true }),
 });
@@ -171,9 +246,19 @@ export async function recordDecision(client: PoolClient, input: z.output<typeof 
     throw new NotFoundError(`No refund request ${requestId} for customer ${customerId}.`);
   }
   await client.query(
-    `INSERT INTO refund_decisions (request_id, customer_id, decision, approver, reason, decided_at, approval_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (request_id) DO NOTHING`,
-    [requestId, customerId, input.decision, input.approver, input.reason ?? null, input.decidedAt, input.decision === 'approved' ? stableId('apr', requestId) : null],
+    `INSERT INTO refund_decisions (request_id, customer_id, decision, approver, reason, decided_at, approval_id, decided_by, decided_via)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (request_id) DO NOTHING`,
+    [
+      requestId,
+      customerId,
+      input.decision,
+      input.approver,
+      input.reason ?? null,
+      input.decidedAt,
+      input.decision === 'approved' ? stableId('apr', requestId) : null,
+      input.decidedBy ?? input.approver,
+      input.decidedVia ?? null,
+    ],
   );
   const recorded = (await decisionFor(client, customerId, requestId))!;
   await client.query(`UPDATE refund_requests SET status = $3 WHERE customer_id = $1 AND request_id = $2 AND status = 'awaiting_approval'`, [
@@ -184,30 +269,62 @@ export async function recordDecision(client: PoolClient, input: z.output<typeof 
   return { approvalId: recorded.approval_id, decision: recorded.decision, approver: recorded.approver, decidedAt: recorded.decided_at };
 }
 
-const RefundRow = z.object({ refund_id: z.string(), request_id: z.string(), order_id: z.string(), amount_cents: z.number().int() });
+const RefundRow = z.object({
+  refund_id: z.string(),
+  request_id: z.string(),
+  order_id: z.string(),
+  amount_cents: z.number().int(),
+  currency: z.string(),
+  kind: RequestRow.shape.kind,
+  charge_id: z.string().nullable(),
+});
 
-/** issue_refund's result. */
+/** issue_refund's result: the refund paid, and the order's ledger after it. */
 export interface IssuedRefund {
   refund_id: string;
   request_id: string;
   order_id: string;
   amount_cents: number;
+  currency: string;
+  kind: RefundKind;
+  charge_id: string | null;
   status: 'issued';
+  ledger: OrderLedger;
+}
+
+/** issueRefund's answer when the ledger cannot honour the approval: the request is marked refused, in these words. */
+export interface RefusedRefund {
+  status: 'refused';
+  request_id: string;
+  reason: string;
 }
 
 async function refundForApproval(client: PoolClient, customerId: string, approvalId: string): Promise<IssuedRefund | undefined> {
-  const { rows } = await client.query('SELECT refund_id, request_id, order_id, amount_cents FROM refunds WHERE customer_id = $1 AND approval_id = $2', [customerId, approvalId]);
-  return rows.length ? { ...RefundRow.parse(rows[0]), status: 'issued' } : undefined;
+  const { rows } = await client.query('SELECT refund_id, request_id, order_id, amount_cents, currency, kind, charge_id FROM refunds WHERE customer_id = $1 AND approval_id = $2', [
+    customerId,
+    approvalId,
+  ]);
+  if (!rows.length) return undefined;
+  const row = RefundRow.parse(rows[0]);
+  return { ...row, status: 'issued', ledger: await ledgerOf(client, customerId, row.order_id) };
+}
+
+async function markRefused(client: PoolClient, customerId: string, requestId: string, reason: string): Promise<RefusedRefund> {
+  await client.query(`UPDATE refund_requests SET status = 'refused' WHERE customer_id = $1 AND request_id = $2 AND status = 'approved'`, [customerId, requestId]);
+  return { status: 'refused', request_id: requestId, reason };
 }
 
 /**
  * issue_refund: pays a request only when code has recorded a human approval for it, once per
- * approval (a retry returns the same refund). Anything else is a ToolError saying why.
+ * approval (a retry returns the same refund), and only when the order's ledger can honour it
+ * (checked here under the order's lock, and again by the database's trigger). A ledger
+ * refusal marks the request refused and is answered, not thrown: the refusal is committed.
+ * Anything else is a ToolError saying why.
  */
-export async function issueRefund(client: PoolClient, customerId: string, requestId: string): Promise<IssuedRefund> {
+export async function issueRefund(client: PoolClient, customerId: string, requestId: string): Promise<IssuedRefund | RefusedRefund> {
   const request = await requestById(client, customerId, requestId);
   if (!request) throw new ToolError(`No refund request ${requestId} on this customer's account.`);
-  await lockOrderRefunds(client, request.order_id);
+  await lockOrderRefunds(client, customerId, request.order_id);
   const decision = await decisionFor(client, customerId, requestId);
   if (!decision) {
     throw new ToolError(
@@ -222,18 +339,25 @@ export async function issueRefund(client: PoolClient, customerId: string, reques
   }
   const already = await refundForApproval(client, customerId, decision.approval_id);
   if (already) return already;
+  if (request.status === 'refused')
+    return { status: 'refused', request_id: requestId, reason: `${LEDGER_REFUSAL}refund request ${requestId} was already refused; nothing was paid.` };
 
-  const payments = await readPayments(client, customerId, request.order_id);
-  if (request.amount_cents > payments.refundable_cents) {
-    throw new ToolError(
-      `Refund request ${requestId} is for ${request.amount_cents} cents but only ${payments.refundable_cents} cents of order ${request.order_id} can still be refunded; nothing was issued.`,
+  const ledger = await ledgerOf(client, customerId, request.order_id);
+  const problem = ledgerProblem(ledger, { request_id: requestId, amount_cents: request.amount_cents, kind: request.kind, charge_id: request.charge_id });
+  if (problem) return markRefused(client, customerId, requestId, `${LEDGER_REFUSAL}${problem}; nothing was paid.`);
+  await client.query('SAVEPOINT ledger_check');
+  try {
+    await client.query(
+      `INSERT INTO refunds (refund_id, customer_id, approval_id, request_id, order_id, amount_cents)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (approval_id) DO NOTHING`,
+      [stableId('rfd', decision.approval_id), customerId, decision.approval_id, requestId, request.order_id, request.amount_cents],
     );
+  } catch (error) {
+    if (!isLedgerRefusal(error)) throw error;
+    // The database's own check: the ledger changed under a caller that skipped the lock.
+    await client.query('ROLLBACK TO SAVEPOINT ledger_check');
+    return markRefused(client, customerId, requestId, `${LEDGER_REFUSAL}${error.message}; nothing was paid.`);
   }
-  await client.query(
-    `INSERT INTO refunds (refund_id, customer_id, approval_id, request_id, order_id, amount_cents)
-     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (approval_id) DO NOTHING`,
-    [stableId('rfd', decision.approval_id), customerId, decision.approval_id, requestId, request.order_id, request.amount_cents],
-  );
   await client.query(`UPDATE refund_requests SET status = 'refunded' WHERE customer_id = $1 AND request_id = $2`, [customerId, requestId]);
   return (await refundForApproval(client, customerId, decision.approval_id))!;
 }
@@ -242,9 +366,12 @@ export async function issueRefund(client: PoolClient, customerId: string, reques
 export function createRefundTools(deps: { pool: Pool }) {
   return {
     request_refund: defineTypedTool('request_refund', (input, context) => withCustomer(deps.pool, context.customerId, (client) => requestRefund(client, context, input))),
-    issue_refund: defineTool('issue_refund', ({ request_id }, context) =>
-      withCustomer(deps.pool, context.customerId, (client) => issueRefund(client, context.customerId, request_id)),
-    ),
+    issue_refund: defineTool('issue_refund', async ({ request_id }, context) => {
+      const paid = await withCustomer(deps.pool, context.customerId, (client) => issueRefund(client, context.customerId, request_id));
+      // Thrown after the commit: the request stays marked refused, and the caller reads why.
+      if (paid.status === 'refused') throw new ToolError(paid.reason);
+      return paid;
+    }),
     /** Records the first human decision on a refund request (not a tool: the workflow calls it). */
     async recordRefundDecision(input: RefundDecisionInput): Promise<RecordedDecision> {
       const parsed = RefundDecisionInput.safeParse(input);
