@@ -259,7 +259,9 @@ describe('get_payments', () => {
     const p = await ok('get_payments', { order_id: '5102' }, dana);
     assert.equal(p.currency, 'GBP');
     assert.match(p.charges[0].charge_id, /^ch_/);
-    assert.deepEqual(p.charges, [{ charge_id: p.charges[0].charge_id, amount_cents: total, at: '2026-10-05T18:05:52.000Z', status: 'captured (money taken)', method: 'Visa card' }]);
+    assert.deepEqual(p.charges, [
+      { charge_id: p.charges[0].charge_id, amount_cents: total, at: '2026-10-05T18:05:52.000Z', status: 'captured (money taken)', method: 'Visa card' },
+    ]);
     assert.deepEqual(p.refunds, []);
     assert.deepEqual([p.charged_cents, p.refunded_cents, p.refundable_cents, p.possible_duplicate_charge], [total, 0, total, false]);
   });
