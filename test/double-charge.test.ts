@@ -127,7 +127,7 @@ describe('two tickets about one double charge', () => {
     assert.equal((await readStatus(two.client, second.id)).status, 'awaiting_approval', 'the second case still waits for a person, who may deny it');
   });
 
-  test('two approvals racing on two workers pay one charge; the other is refused at payment under the order's lock, the case goes on, and a person is told', async () => {
+  test('two approvals racing on two workers pay one charge; the other is refused at payment under the order lock, the case goes on, and a person is told', async () => {
     const total = 4_550;
     const { orderId, charges } = await doubleCharged(total);
     const first = await openCase(one, orderId, total, 'Your duplicate charge has been refunded.');
