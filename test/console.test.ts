@@ -184,6 +184,10 @@ describe('the approvals inbox', () => {
     assert.match(card, /Tool results the agent used get_order\(order_id=5102\)/);
     assert.ok(card.includes(flat(older.orderResult)), 'the tool result the agent saw is shown decoded, word for word');
     assert.match(card, /Approve £7\.00/);
+    // The order's ledger, read now, in the order's currency.
+    assert.match(card, /Order 5102 ledger \(GBP, now\)/);
+    assert.match(card, /Captured £112\.99 in 1 charge/);
+    assert.match(card, /Pending in ticket \S+ £12\.00/, "the other case's pending request on the order is shown with its ticket");
 
     const pending = await lead.get('/console/inbox/pending');
     const ids = (JSON.parse(pending.text) as { requestIds: string[] }).requestIds;
@@ -213,8 +217,8 @@ describe('the approvals inbox', () => {
     assert.equal((await readStatus(tw.client, older.id)).pendingApproval?.request_id, request.request_id, 'still pending');
   });
 
-  test('approving goes through the validated update as the CLI does, and the case continues', async () => {
-    const lead = await signedIn(LEAD);
+  test('approving goes through the validated update as the CLI does, and the case continues; the audit trail records the name typed at sign-in and the key', async () => {
+    const lead = await signedIn(LEAD, 'Alice Example');
     const request = older.status.pendingApproval!;
     const res = await lead.post('/console/inbox/decide', { workflowId: older.id, requestId: request.request_id, decision: 'approved', reason: 'Tracking shows no delivery scan.' });
     assert.equal(res.status, 303);
@@ -230,6 +234,10 @@ describe('the approvals inbox', () => {
     );
     const { rows } = await db.admin.query('SELECT amount_cents FROM refunds WHERE request_id = $1', [request.request_id]);
     assert.deepEqual(rows, [{ amount_cents: 700 }], 'exactly one refund paid');
+    const { rows: trail } = await db.admin.query('SELECT approver, decided_by, decided_via FROM refund_decisions WHERE request_id = $1', [request.request_id]);
+    assert.equal(trail.length, 1);
+    assert.deepEqual([trail[0].approver, trail[0].decided_by], ['support-lead', 'Alice Example'], 'the limits are the key approver; the person is the one who signed in');
+    assert.match(trail[0].decided_via, /^console key:[0-9a-f]{8}$/);
     const ids = (JSON.parse((await lead.get('/console/inbox/pending')).text) as { requestIds: string[] }).requestIds;
     assert.ok(!ids.includes(request.request_id), 'the poll no longer lists it, so other open inboxes mark it decided');
   });

@@ -1,5 +1,7 @@
 import type { InvestigationStatus, StepRecord } from '../schemas/investigation';
 import type { TokenUsage } from '../schemas/model';
+import { describeLedger } from '../context/ledger';
+import { formatMoney } from '../context/money';
 
 // How the CLI and the demo show an investigation to a person. Pure: status in, lines out.
 
@@ -55,11 +57,19 @@ export function describeStatus(status: InvestigationStatus, options: { uiUrl?: s
   ];
   const p = status.pendingApproval;
   if (p) {
-    const who = p.approvers.map((a) => `${a.name} (up to ${money(a.limit_cents)})`).join(', ');
-    lines.push(`pending refund ${p.request_id}: ${money(p.amount_cents)} on order ${p.order_id}, requested ${p.requested_at}`, `  reason: ${p.reason}`, `  may approve: ${who}`);
+    const m = (cents: number) => formatMoney(cents, p.currency);
+    const who = p.approvers.map((a) => `${a.name} (up to ${m(a.limit_cents)})`).join(', ');
+    const what = p.kind ? ` ${p.kind.replace('_', ' ')}${p.charge_id ? ` of charge ${p.charge_id}` : ''}` : '';
+    lines.push(`pending refund ${p.request_id}: ${m(p.amount_cents)}${what} on order ${p.order_id}, requested ${p.requested_at}`, `  reason: ${p.reason}`, `  may approve: ${who}`);
+    if (p.overlaps?.length) lines.push(`  overlaps ${p.overlaps.join(', ')}, pending in another case for the same money`);
+    if (p.ledger) lines.push(...describeLedger(p.ledger, { except: p.request_id }).map((l) => `  ${l}`));
   }
-  for (const d of status.decisions) lines.push(`refund ${d.requestId} ${d.decision} by ${d.approver}${d.reason ? `: ${d.reason}` : ''}`);
-  for (const r of status.refunds ?? []) lines.push(`refund ${r.refund_id} of ${money(r.amount_cents)} paid on order ${r.order_id} (request ${r.request_id})`);
+  for (const d of status.decisions) {
+    const by = d.decidedBy && d.decidedBy !== d.approver ? ` (${d.decidedBy}${d.via ? `, ${d.via}` : ''})` : '';
+    lines.push(`refund ${d.requestId} ${d.decision} by ${d.approver}${by}${d.reason ? `: ${d.reason}` : ''}`);
+  }
+  for (const r of status.refunds ?? []) lines.push(`refund ${r.refund_id} of ${formatMoney(r.amount_cents, r.currency)} paid on order ${r.order_id} (request ${r.request_id})`);
+  for (const r of status.refusedRefunds ?? []) lines.push(`refund ${r.request_id} on order ${r.order_id}, approved by ${r.approver}, was refused by the order ledger: ${r.reason}`);
   if (status.handOff) {
     lines.push(`needs a person since ${status.handOff.at} (step ${status.handOff.step}): ${status.handOff.reason}`);
     lines.push(`  carry on: casework resume ${status.workflowId} --by <name>   or answer: casework reply ${status.workflowId} --by <name> --text "…"`);

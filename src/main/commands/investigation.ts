@@ -95,7 +95,8 @@ export async function decideCommand(decision: 'approved' | 'denied', args: strin
       const result = await decideRefund(
         client,
         target,
-        { requestId: request, decision, approver, ...(values.reason ? { reason: values.reason } : {}) },
+        // The CLI's --approver is both the name the limits are checked against and the person on record, as a console sign-in's typed name is.
+        { requestId: request, decision, approver, decidedBy: approver, via: 'cli', ...(values.reason ? { reason: values.reason } : {}) },
         { timeoutMs: DECISION_TIMEOUT_MS },
       );
       out(values.json ? JSON.stringify(result) : `refund ${result.requestId} ${result.decision} by ${approver}; the investigation resumes`);

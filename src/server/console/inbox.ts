@@ -7,6 +7,8 @@ import { csrfInput, page } from './layout';
 import type { CustomerRefs } from './refs';
 import type { Session } from './session';
 import { citedCalls, oneLine, toolCallsByMessage } from './tool-calls';
+import type { OrderLedger } from '../../schemas/ledger';
+import { ledgerCard } from './ledger-card';
 
 // The approvals inbox: every refund waiting for a person, oldest first, with what the agent
 // found, and approve / deny forms that go through the same validated update as the CLI.
@@ -19,6 +21,8 @@ export interface InboxContext {
   now: number;
   /** How often the open page asks which requests are still pending (CASEWORK_CONSOLE_POLL_SECONDS). */
   pollMs: number;
+  /** Each pending case's order ledger read now, by workflow id; a case missing here shows the snapshot it holds. */
+  ledgers?: ReadonlyMap<string, OrderLedger>;
 }
 
 function evidence(view: CaseView): Html {
@@ -51,6 +55,13 @@ function evidence(view: CaseView): Html {
     }`;
 }
 
+function ledgerOf(view: CaseView, ctx: InboxContext): Html {
+  const request = view.status.pendingApproval;
+  const live = ctx.ledgers?.get(view.workflowId);
+  const ledger = live ?? request?.ledger;
+  return request && ledger ? ledgerCard(ledger, request, Boolean(live)) : html``;
+}
+
 function card(view: CaseView, ctx: InboxContext): Html {
   const request = view.status.pendingApproval;
   if (!request) return html``;
@@ -72,7 +83,7 @@ function card(view: CaseView, ctx: InboxContext): Html {
       <div><span>Who may approve</span>${request.approvers.map((a) => `${a.name} (up to ${money(a.limit_cents, request.currency)})`).join(', ') || 'anyone listed'}</div>
     </div>
     <p><strong>Reason:</strong> ${request.reason}</p>
-    ${evidence(view)}
+    ${ledgerOf(view, ctx)} ${evidence(view)}
     <p>
       <a href="/console/cases/${view.workflowId}">Timeline of this case</a> ·
       <a href="/console/customers/${ctx.refs.refOf(view.status.customerId)}">Customer's memory</a>

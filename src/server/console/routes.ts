@@ -12,6 +12,10 @@ import { checkCsrf, checkOrigin } from './csrf';
 import { field, readForm } from './form';
 import { money } from './format';
 import { inboxPage } from './inbox';
+import { liveLedger } from './ledger-card';
+import { ledgerProblem } from '../../context/ledger';
+import type { OrderLedger } from '../../schemas/ledger';
+import type { CaseView } from './cases';
 import { PAGE_HEADERS } from './layout';
 import { lookupPage, memoryPage } from './memory';
 import { errorPage, signInPage } from './pages';
@@ -158,11 +162,23 @@ async function signIn(ctx: RouteContext, state: ConsoleState, req: IncomingMessa
   if (!mayUseConsole(principal)) {
     throw new HttpError(403, 'this key may not use the console: it needs an approver:<name> grant (to decide refunds) or the support grant (to read cases and memory)');
   }
-  const named = soleApprover(principal);
-  const person = named ?? (form.get('person') ?? '').trim().slice(0, 100);
+  // The name typed goes in the audit trail, also for a key that decides as one approver (whose name then only stands in when none is typed).
+  const person = (form.get('person') ?? '').trim().slice(0, 100) || (soleApprover(principal) ?? '');
   if (!person) return again(400, 'Give your name: this key decides or acts as whoever signs in with it, and the audit trail records who.');
   const session = state.sessions.create(principal, person);
   return redirect('/console/inbox', { 'set-cookie': sessionCookie(session.id, overTls(req)) });
+}
+
+/** The pending cases' order ledgers as they are now, by workflow id (a case whose ledger cannot be read is left out). */
+async function liveLedgers(ctx: RouteContext, cases: readonly CaseView[]): Promise<Map<string, OrderLedger>> {
+  const out = new Map<string, OrderLedger>();
+  for (const c of cases) {
+    const request = c.status.pendingApproval;
+    if (!request) continue;
+    const ledger = await liveLedger(ctx.deps.pool, c.status.customerId, request.order_id);
+    if (ledger) out.set(c.workflowId, ledger);
+  }
+  return out;
 }
 
 async function get(ctx: RouteContext, state: ConsoleState, rest: string, session: Session): Promise<Answer> {
@@ -170,7 +186,8 @@ async function get(ctx: RouteContext, state: ConsoleState, rest: string, session
   const source = { client: ctx.deps.client, log: ctx.transcriptLog };
   if (rest === '/inbox') {
     const cases = await ctx.temporal('listing pending approvals', () => pendingCases(source, ctx.taskQueue), ctx.temporalTimeoutMs * 2);
-    return htmlAnswer(200, inboxPage(cases, { session, settings: ctx.settings, refs: state.refs, now: Date.now(), pollMs: config.CASEWORK_CONSOLE_POLL_SECONDS * 1000 }));
+    const ledgers = await liveLedgers(ctx, cases);
+    return htmlAnswer(200, inboxPage(cases, { session, settings: ctx.settings, refs: state.refs, now: Date.now(), pollMs: config.CASEWORK_CONSOLE_POLL_SECONDS * 1000, ledgers }));
   }
   if (rest === '/inbox/pending') {
     const cases = await ctx.temporal('listing pending approvals', () => pendingCases(source, ctx.taskQueue), ctx.temporalTimeoutMs * 2);
@@ -274,9 +291,15 @@ async function decide(ctx: RouteContext, session: Session, form: URLSearchParams
   // Re-check first, with the validator's own rule: another person may have decided since this
   // page was drawn. The words are the validator's, so the page says what the CLI would.
   const status = await ctx.temporal('reading the case', () => readStatus(client, workflowId));
-  const asked: RefundDecision = { requestId, decision, approver, ...(reason ? { reason } : {}) };
-  const problem = decisionProblem(status.pendingApproval, status.decisions, asked);
+  const asked: RefundDecision = { requestId, decision, approver, ...(reason ? { reason } : {}), decidedBy: session.person, via: `console ${session.principal.label}` };
   const request = status.pendingApproval;
+  // The ledger as it is now, not only as the case last heard of it: another case may have paid since.
+  const live = request && decision === 'approved' && request.kind ? await liveLedger(ctx.deps.pool, status.customerId, request.order_id) : undefined;
+  const problem =
+    decisionProblem(status.pendingApproval, status.decisions, asked) ??
+    (live && request?.kind
+      ? ledgerProblem(live, { request_id: request.request_id, amount_cents: request.amount_cents, kind: request.kind, charge_id: request.charge_id ?? null })
+      : null);
   if (problem || !request) {
     const earlier = status.decisions.find((d) => d.requestId === requestId);
     const who = earlier ? ` (${earlier.decision} by ${earlier.approver})` : '';

@@ -46,8 +46,16 @@ export function timelinePage(view: CaseView, ctx: TimelineContext): string {
       <div><span>Temporal</span><a href="${temporalUiLink(ctx.temporalUiUrl, ctx.namespace, view.workflowId, view.runId)}" rel="noreferrer">this run in the web UI</a></div>
     </div>
     ${status.pendingApproval ? html`<p class="notice">Waiting for a refund decision: ${money(status.pendingApproval.amount_cents, status.pendingApproval.currency)} on order ${status.pendingApproval.order_id}. <a href="/console/inbox">Open the inbox</a></p>` : ''}
-    ${status.refunds.length ? html`<p>Refunds paid: ${status.refunds.map((r) => `${money(r.amount_cents)} on order ${r.order_id} (${r.refund_id})`).join('; ')}</p>` : ''}
-    ${status.decisions.length ? html`<p>Decisions: ${status.decisions.map((d) => `${d.decision} by ${d.approver}${d.reason ? ` (“${d.reason}”)` : ''}`).join('; ')}</p>` : ''}
+    ${status.refunds.length ? html`<p>Refunds paid: ${status.refunds.map((r) => `${money(r.amount_cents, r.currency)} on order ${r.order_id} (${r.refund_id})`).join('; ')}</p>` : ''}
+    ${
+      status.refusedRefunds?.length
+        ? html`<p class="flash error" data-refused-refunds>
+            Refunds approved but refused by the order ledger (nothing paid):
+            ${status.refusedRefunds.map((r) => `${r.request_id} on order ${r.order_id}, approved by ${r.approver}: ${r.reason}`).join('; ')}
+          </p>`
+        : ''
+    }
+    ${status.decisions.length ? html`<p>Decisions: ${status.decisions.map((d) => `${d.decision} by ${d.approver}${d.decidedBy && d.decidedBy !== d.approver ? ` (${d.decidedBy})` : ''}${d.reason ? ` (“${d.reason}”)` : ''}`).join('; ')}</p>` : ''}
     <h2>Tokens sent per step</h2>
     <div class="legend"><span>● tokens sent</span><span class="k-clearing">┆ clearing batch (${batches})</span><span class="k-compaction">┆ compaction (${compactions})</span></div>
     ${trusted(tokensChart(status.steps))}
