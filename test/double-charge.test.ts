@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { decideRefund, DecisionRejectedError, readStatus } from '../src/client/investigations';
+import { describeStatus } from '../src/client/format';
+import { ledgerCard } from '../src/server/console/ledger-card';
+import { visibleText } from './support/console-agent';
 import type { Database } from '../src/db/pool';
 import { DEMO } from '../src/dev/demo-data/seed';
 import { DECISION_PREFIX } from '../src/context/wire';
@@ -113,7 +116,21 @@ describe('two tickets about one double charge', () => {
     await decideRefund(one.client, first.id, { requestId: first.requestId, decision: 'approved', approver: 'support-lead' });
     await until(one, first.id, 'the first refund', (s) => s.refunds.length === 1 && s.status === 'waiting_for_customer');
     // The paying case tells the other one what the ledger now holds.
-    await until(two, second.id, 'the second case hearing of the refund', (s) => s.pendingApproval?.ledger?.refunds.length === 1);
+    const heard = await until(two, second.id, 'the second case hearing of the refund', (s) => s.pendingApproval?.ledger?.refunds.length === 1);
+
+    // What the approver of the second case sees, before deciding: on the console card and in `casework status`.
+    const pending = heard.pendingApproval!;
+    const card = visibleText(ledgerCard(pending.ledger!, pending, false).toString());
+    assert.match(
+      card,
+      new RegExp(`Approving this will be refused: order ${orderId} was captured £219\\.96 in two charges; £109\\.98 is already refunded for charge ${charges[1]}`),
+    );
+    assert.match(card, new RegExp(`overlaps ${first.requestId}`));
+    assert.match(card, new RegExp(`Refund \\(duplicate charge\\) £109\\.98 ${charges[1]}`));
+    const status = describeStatus(heard).join('\n');
+    assert.match(status, new RegExp(`pending refund ${second.requestId}: £109\\.98 duplicate charge of charge ${charges[1]} on order ${orderId}`));
+    assert.match(status, new RegExp(`overlaps ${first.requestId}, pending in another case`));
+    assert.match(status, new RegExp(`charge ${charges[1]}: £109\\.98 at \\S+, refunded £109\\.98`));
 
     await assert.rejects(decideRefund(two.client, second.id, { requestId: second.requestId, decision: 'approved', approver: 'support-lead' }), (error: Error) => {
       assert.ok(error instanceof DecisionRejectedError);
