@@ -218,7 +218,9 @@ export function decide(request: ModelRequest): Decision {
       kind === 'double_charge'
         ? `Customer charged twice for order ${orderId}; refunding the duplicate charge of ${money(amount)}.`
         : `Order ${orderId}: ${kind === 'wrong_building' ? 'left at the wrong building' : 'marked delivered but not received'}; refund per policy.`;
-    return { calls: [{ name: 'request_refund', input: { order_id: orderId, amount_cents: amount, reason } }] };
+    // The kind names what the refund reverses, so the order ledger can bound it: the duplicate charge, or the goods' charge.
+    const refundKind = kind === 'double_charge' ? 'duplicate_charge' : kind === 'not_delivered' || kind === 'wrong_building' ? 'not_received' : 'partial';
+    return { calls: [{ name: 'request_refund', input: { order_id: orderId, amount_cents: amount, reason, kind: refundKind } }] };
   }
   const decision = refundCall?.result as Obj | undefined;
   if (decision?.decision === 'approved' && !called(calls, 'issue_refund')) {
