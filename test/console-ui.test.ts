@@ -75,6 +75,12 @@ describe('the support console in Chromium', { skip: skipWithoutChromium }, () =>
     await card.waitFor();
     assert.match(await card.innerText(), /£8\.00 refund on order 5102/);
     assert.match(await card.innerText(), /Marked delivered, never received\./);
+    // The order's ledger, on the card: captured, refunded, and the other case's request pending on the same order, with its ticket.
+    const ledger = card.locator('[data-ledger="5102"]');
+    assert.match(await ledger.innerText(), /Order 5102 ledger \(GBP, now\)/);
+    assert.match(await ledger.innerText(), /Captured\s+£112\.99 in 1 charge/);
+    assert.match(await ledger.innerText(), new RegExp(`Pending in ticket ${second.status.ticketId}\\s+£9\\.00`));
+    await ledger.screenshot({ path: join(ARTIFACTS, 'console-ledger-card.png') });
     await shot(page, 'console-inbox.png');
 
     await card.getByLabel('Reason (required to deny)').fill('No delivery scan in the tracking.');
