@@ -22,9 +22,10 @@ async function adminQuery(url: string, sql: string): Promise<void> {
 /**
  * A database of its own for one test file (or test), with every migration applied: a fresh
  * database on the DATABASE_URL server when set, else an in-memory embedded Postgres. Closing
- * it drops what it created. With `seed`, the demo data is loaded too.
+ * it drops what it created. With `seed`, the demo data is loaded too; with `migrationsDir`, only
+ * the migrations in that folder are applied (to test a later one over an older schema).
  */
-export async function openTestDatabase(options: { seed?: boolean } = {}): Promise<Database> {
+export async function openTestDatabase(options: { seed?: boolean; migrationsDir?: string } = {}): Promise<Database> {
   const config = loadConfig();
   let dropDatabase: (() => Promise<void>) | undefined;
   let url = config.DATABASE_URL;
@@ -38,7 +39,7 @@ export async function openTestDatabase(options: { seed?: boolean } = {}): Promis
     url = scoped.toString();
   }
   const db = await openDatabase({ ...config, DATABASE_URL: url }, { dataDir: 'memory://' });
-  await migrate(db.admin);
+  await migrate(db.admin, options.migrationsDir);
   if (options.seed) await seedDemoData(db.admin);
   return {
     ...db,
