@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { evidenceLine, toolEvidence } from '../src/context/tool-evidence';
 import { formatMoney } from '../src/context/money';
-import { refundAwaitingNote, refundIssuedNote } from '../src/workflows/desk-notes';
+import { refundAwaitingNote, refundIssuedNote, refundRefusedNote } from '../src/workflows/desk-notes';
+import { describeLedger } from '../src/context/ledger';
 
 // The internal notes a support team reads on the desk ticket: money in the order's own
 // currency, and evidence as sentences, not the JSON the model was given.
@@ -125,5 +126,55 @@ describe('evidence lines', () => {
     assert.equal(evidenceLine('get_widget', 'Plain   text\nresult'), 'get_widget: Plain text result');
     const long = evidenceLine('lookup_policy', JSON.stringify({ title: 'Long', text: 'word '.repeat(200) }));
     assert.ok(long.length <= 240 && long.endsWith('…'), long);
+  });
+});
+
+describe('the order ledger on the desk ticket', () => {
+  const ledger = {
+    order_id: '5230',
+    currency: 'GBP',
+    total_cents: 10998,
+    charges: [
+      { charge_id: 'ch_A', amount_cents: 10998, at: '2026-10-20T19:02:11.000Z' },
+      { charge_id: 'ch_B', amount_cents: 10998, at: '2026-10-20T19:05:48.000Z' },
+    ],
+    refunds: [],
+    pending: [
+      { request_id: 'req_1', ticket_id: 'T-1', amount_cents: 10998, kind: 'duplicate_charge' as const, charge_id: 'ch_B', status: 'awaiting_approval' as const },
+      { request_id: 'req_2', ticket_id: 'T-2', amount_cents: 10998, kind: 'duplicate_charge' as const, charge_id: 'ch_B', status: 'awaiting_approval' as const },
+    ],
+  };
+
+  it("shows the approver the order's charges, the other case's pending request with its ticket, and the overlap", () => {
+    const body = refundAwaitingNote({
+      workflowId: 'investigation-T-2',
+      requestId: 'req_2',
+      orderId: '5230',
+      amountCents: 10998,
+      currency: 'GBP',
+      reason: 'Charged twice.',
+      evidence: [],
+      approvers: ['sam (up to 500.00)'],
+      ledger: describeLedger(ledger, { except: 'req_2' }),
+      overlaps: ['req_1'],
+    }).body;
+    assert.match(body, /^Warning: this request overlaps req_1, pending in another case for the same money; at most one can be paid\.$/m);
+    assert.match(body, /^order 5230 \(GBP\): total £109\.98, captured £219\.96, refunded £0\.00, remaining £219\.96$/m);
+    assert.match(body, /^ {2}charge ch_B: £109\.98 at 2026-10-20T19:05:48\.000Z$/m);
+    assert.match(body, /^ {2}pending in ticket T-1: request req_1, £109\.98 duplicate charge of charge ch_B \(awaiting approval\)$/m);
+    assert.doesNotMatch(body, /ticket T-2:/, 'the request itself is not listed as another case');
+  });
+
+  it('says an approved refund the ledger refused was not paid, and why', () => {
+    const note = refundRefusedNote({
+      requestId: 'req_2',
+      orderId: '5230',
+      amountCents: 10998,
+      currency: 'GBP',
+      approver: 'sam',
+      reason: 'order 5230 was captured £219.96 in two charges; £109.98 is already refunded for charge ch_B; this request would refund that charge again; nothing was paid.',
+    });
+    assert.match(note.body, /refund req_2 of £109\.98 for order 5230, approved by sam, was not paid\. order 5230 was captured £219\.96/);
+    assert.deepEqual([note.tags, note.status], [['casework_refund_refused'], 'open']);
   });
 });

@@ -4,7 +4,8 @@ import { ledgerProblem } from '../context/ledger';
 /**
  * Why a refund decision cannot be accepted, or null when it can: the request must be the one
  * pending, still undecided, and the approver must be on the list with a limit covering the
- * amount. Shared by the update validator (which rejects before history) and the signal handler.
+ * amount; an approval must be one the order's ledger, as this case last saw it, can honour.
+ * Shared by the update validator (which rejects before history), the signal handler and the console.
  */
 export function decisionProblem(pending: RefundRequest | null, decided: readonly RefundDecision[], decision: RefundDecision): string | null {
   if (!decision || typeof decision.requestId !== 'string' || !decision.requestId) return 'requestId is required';

@@ -21,8 +21,9 @@ import { isLocalActivityFailure } from './activities';
 // by update (validated before it reaches history) or signal; a reminder, then an automatic
 // denial, come from timers. Once decided, the workflow records the decision, pays an approved
 // refund itself (idempotent on the approval, so an approved refund never waits on the model
-// choosing to call issue_refund), and tells the model what happened as a new turn. A refund
-// that cannot be paid puts the case in front of a person.
+// choosing to call issue_refund), and tells the model what happened as a new turn. An approval
+// the order ledger refuses is told to the model, the desk and the status, and the case goes on;
+// a write that fails past the outage budget is retried (investigation.ts) with a person told.
 
 /** What request_refund answers while the request waits. */
 export interface FiledRequest {
