@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config';
-import { decideRefund, readStatus } from '../src/client/investigations';
+import { decideRefund, deliverEvent, readStatus } from '../src/client/investigations';
+import { emptyCaseNotes } from '../src/schemas/case-notes';
 import { openDatabase, type Database } from '../src/db/pool';
 import { startFaultProxy, type FaultProxy } from '../src/dev/fault-proxy';
 import { investigationId } from '../src/schemas/event';
@@ -9,7 +10,7 @@ import type { InvestigationStatus } from '../src/schemas/investigation';
 import { HOLDING_REPLY } from '../src/workflows/hand-off';
 import { carriedStateQuery } from '../src/workflows/investigation-api';
 import { settingsWith, ticket } from './support/investigate';
-import { answer, calls, scriptedModel, toolUse } from './support/scripted-model';
+import { answer, calls, json, scriptedModel, toolUse } from './support/scripted-model';
 import { deliver } from './support/scripted-run';
 import { openTestDatabase } from './support/db';
 import { startTestWorker, type TestWorker } from './support/temporal';
@@ -17,12 +18,13 @@ import { startTestWorker, type TestWorker } from './support/temporal';
 // An approval accepted (the update answered "approved") while Postgres is away for longer than
 // the outage budget must never be lost: the run survives, the customer is told a colleague has
 // the case, and once Postgres is back the decision is recorded, the refund paid once, the model
-// told, and the hand-over closed by casework itself, with nobody having to resume it. The
-// worker reaches Postgres through a fault proxy the test cuts just before it approves.
+// told, and the hand-over closed by casework itself, with nobody having to resume it. A case
+// record that could not be written at close is retried the same way. The worker reaches
+// Postgres through a fault proxy the test cuts just before the write.
 
 const skip = !process.env.DATABASE_URL && 'needs a Postgres server (DATABASE_URL) to put a fault proxy in front of';
 
-describe('an approval accepted during a Postgres outage longer than the budget', { skip }, () => {
+describe('writes that fail in a Postgres outage longer than the budget', { skip }, () => {
   const model = scriptedModel();
   let db: Database;
   let proxied: Database;
@@ -56,7 +58,7 @@ describe('an approval accepted during a Postgres outage longer than the budget',
     }
   }
 
-  test('is recorded and paid once Postgres is back, the customer told meanwhile, and the case carries on by itself', async () => {
+  test('an accepted approval is recorded and paid once Postgres is back, the customer told meanwhile, and the case carries on by itself', async () => {
     const event = ticket('cust_dana', 'My order 5102 never arrived.');
     const id = investigationId(event.ticketId);
     model.script(id, [
@@ -98,5 +100,29 @@ describe('an approval accepted during a Postgres outage longer than the budget',
       [['casework', 'resumed']],
       'handed over once, and closed by casework once the write succeeded',
     );
+  });
+
+  test('a case whose record could not be written goes to a person, and closes by itself once Postgres is back', async () => {
+    const event = ticket('cust_dana', 'Thanks, that is all for order 5102.');
+    const id = investigationId(event.ticketId);
+    const notes = { ...emptyCaseNotes(), order_ids: ['5102'], customer_problem: 'Asked about order 5102.' };
+    model.script(id, { replies: [answer('Glad to help.')], purposes: { compact: () => json(notes) } });
+    const settings = settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'false', CASEWORK_OUTAGE_BUDGET_SECONDS: '4' });
+    assert.equal((await deliver(tw, model, event, settings)).status, 'waiting_for_customer');
+
+    await proxy.cut();
+    const outage = new Promise((r) => setTimeout(r, 14_000)).then(() => proxy.resume());
+    try {
+      // The close passes the gate on the test's own connection; the worker's Postgres is the one cut.
+      await deliverEvent(tw.client, db.app, { ...event, type: 'ticket.closed', eventId: `${event.eventId}-closed`, message: '' }, { taskQueue: tw.taskQueue, settings });
+      const handed = await until(id, 'the hand-over', (s) => s.status === 'needs_human');
+      assert.match(handed.handOff!.reason, /the case could not be recorded/);
+    } finally {
+      await outage;
+    }
+    const closed = await tw.client.workflow.getHandle(id).result();
+    assert.equal(closed.status, 'closed', 'nobody had to resume it');
+    const { rows } = await db.admin.query('SELECT problem FROM memory_cases WHERE source_run = $1', [id]);
+    assert.deepEqual(rows, [{ problem: notes.customer_problem }], 'the case is recorded once');
   });
 });
