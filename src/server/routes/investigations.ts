@@ -66,7 +66,12 @@ export async function decide(ctx: RouteContext, req: IncomingMessage, principal:
   if (!mayDecideAs(principal, approver)) throw new HttpError(403, `these credentials may not decide refunds as ${approver}`);
   const { requestId, reason } = parsed.data;
   const result = await ctx
-    .temporal('sending the decision', () => decideRefund(ctx.deps.client, workflowId, { requestId, decision, approver, ...(reason ? { reason } : {}) }), ctx.updateTimeoutMs)
+    .temporal(
+      'sending the decision',
+      // The audit trail records the channel and the key, as the console's decisions do.
+      () => decideRefund(ctx.deps.client, workflowId, { requestId, decision, approver, via: `http ${principal.label}`, ...(reason ? { reason } : {}) }),
+      ctx.updateTimeoutMs,
+    )
     .catch((error: Error) => {
       if (error instanceof InvestigationNotFoundError) throw notFound(workflowId);
       // The validator's refusals keep their kind: already decided is 409, the rest 422.
