@@ -74,15 +74,23 @@ export function ledgerProblem(ledger: OrderLedger, ask: RefundAsk): string | nul
   return null;
 }
 
-/** Other pending requests that ask for the same money as `ask`: the same charge, or more duplicate than there is. */
+/**
+ * Other pending requests that may ask for the same money as `ask`: the same charge; more
+ * duplicate than there is; or, on an order captured beyond its total, a request that names
+ * only the order (it may well mean the duplicate another case asks for).
+ */
 export function overlappingRequests(ledger: OrderLedger, ask: RefundAsk): LedgerPending[] {
   const others = ledger.pending.filter((p) => p.request_id !== ask.request_id);
   return others.filter((p) => {
     if (ask.charge_id !== null && p.charge_id === ask.charge_id) return true;
-    if (ask.kind === 'duplicate_charge' && p.kind === 'duplicate_charge') {
-      return refundedOfKind(ledger, 'duplicate_charge') + p.amount_cents + ask.amount_cents > overCaptureOf(ledger);
+    if (
+      ask.kind === 'duplicate_charge' &&
+      p.kind === 'duplicate_charge' &&
+      refundedOfKind(ledger, 'duplicate_charge') + p.amount_cents + ask.amount_cents > overCaptureOf(ledger)
+    ) {
+      return true;
     }
-    return false;
+    return (ask.charge_id === null || p.charge_id === null) && overCaptureOf(ledger) > 0;
   });
 }
 

@@ -13,7 +13,8 @@ import { describeIssues } from '../../schemas/issues';
 
 // The refund trail: request_refund asks, a human decides (recordRefundDecision, called by the
 // workflow), issue_refund pays. Each step is idempotent on a natural key, and the database
-// refuses a refund without an approval (refunds.approval_id must name one; a denial has none).
+// refuses a refund without an approval (refunds.approval_id must name one; a denial has none)
+// and any refund past the order's money ledger (migrations/024_order_ledger.sql).
 
 /** A stable id from parts: a retry computes the same id, so it finds the same row. */
 function stableId(prefix: string, ...parts: string[]): string {
@@ -152,7 +153,10 @@ async function openRequests(client: PoolClient, customerId: string, orderId: str
 /**
  * request_refund: records a request for a human to decide; decides nothing. A retry of the same
  * model call (same workflow and tool_use id) returns the same request. Refuses an order not on
- * the account and an amount above what can still be refunded, counting requests still open.
+ * the account, an amount above what can still be refunded counting requests still open, and a
+ * refund the order's ledger could not honour even now (a charge already reversed, more than the
+ * duplicate). A request for money another pending request may ask for too is filed, flagged as
+ * overlapping it, so its approver sees both. The answer carries the order's ledger.
  */
 export async function requestRefund(
   client: PoolClient,
