@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { decideRefund, DecisionRejectedError, readStatus } from '../src/client/investigations';
 import { describeStatus } from '../src/client/format';
+import { statusCommand } from '../src/main/commands/investigation';
 import { ledgerCard } from '../src/server/console/ledger-card';
 import { visibleText } from './support/console-agent';
 import type { Database } from '../src/db/pool';
@@ -131,6 +132,10 @@ describe('two tickets about one double charge', () => {
     assert.match(status, new RegExp(`pending refund ${second.requestId}: £109\\.98 duplicate charge of charge ${charges[1]} on order ${orderId}`));
     assert.match(status, new RegExp(`overlaps ${first.requestId}, pending in another case`));
     assert.match(status, new RegExp(`charge ${charges[1]}: £109\\.98 at \\S+, refunded £109\\.98`));
+    // `casework status` itself, reading the ledger from Postgres as it prints.
+    const printed: string[] = [];
+    assert.equal(await statusCommand([second.id], { ...two.config, DATABASE_URL: db.url }, (line) => printed.push(line)), 0);
+    assert.match(printed.join('\n'), new RegExp(`order ${orderId} \\(GBP\\): total £109\\.98, captured £219\\.96, refunded £109\\.98, remaining £109\\.98`));
 
     await assert.rejects(decideRefund(two.client, second.id, { requestId: second.requestId, decision: 'approved', approver: 'support-lead' }), (error: Error) => {
       assert.ok(error instanceof DecisionRejectedError);

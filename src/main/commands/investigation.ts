@@ -8,6 +8,10 @@ import { describeStatus } from '../../client/format';
 import { readStatusOrBroken } from '../../client/hand-off';
 import { decideRefund, deliverAndWait, deliverEvent } from '../../client/investigations';
 import { withDatabase } from '../database';
+import { readOrderLedger } from '../../db/ledger';
+import { withCustomer } from '../../db/pool';
+import type { InvestigationStatus } from '../../schemas/investigation';
+import type { Pool } from 'pg';
 import { onlyPositional, UsageError } from '../usage';
 
 type Out = (line: string) => void;
@@ -56,6 +60,14 @@ export async function ticketCommand(args: string[], config: Config, out: Out): P
   });
 }
 
+/** The status with its pending request's order ledger read now (another case may have paid since the case last heard); as it was when the database cannot say. */
+async function withLiveLedger<S extends InvestigationStatus>(pool: Pool, status: S): Promise<S> {
+  const pending = status.pendingApproval;
+  if (!pending?.ledger) return status;
+  const live = await withCustomer(pool, status.customerId, (c) => readOrderLedger(c, status.customerId, pending.order_id)).catch(() => undefined);
+  return live ? { ...status, pendingApproval: { ...pending, ledger: live } } : status;
+}
+
 /** `casework status <workflowId> [--json]`. */
 export async function statusCommand(args: string[], config: Config, out: Out): Promise<number> {
   const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' }, steps: { type: 'boolean' } } });
@@ -64,7 +76,7 @@ export async function statusCommand(args: string[], config: Config, out: Out): P
   return withDatabase(config, async (db) => {
     const { client, close } = await connectClient(config, { pool: db.app });
     try {
-      const status = await readStatusOrBroken(client, target);
+      const status = await withLiveLedger(db.app, await readStatusOrBroken(client, target));
       if (values.json) out(JSON.stringify(status, null, 2));
       else describeStatus(status, { uiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE, steps: values.steps }).forEach((l) => out(l));
       if (status.brokenRun) {
