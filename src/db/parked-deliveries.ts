@@ -79,7 +79,7 @@ export function requesterKey(requester: { id?: string; email?: string }): string
 /** The customer a person mapped a requester to, if any. */
 export async function mappedCustomer(pool: Pool, desk: ParkingDesk, requester: string): Promise<string | undefined> {
   const { rows } = await query(pool, 'SELECT customer_id FROM desk_requesters WHERE desk = $1 AND requester = $2', [desk, requester.toLowerCase()]);
-  return rows[0] ? z.string().parse(rows[0].customer_id) : undefined;
+  return rows[0] ? z.object({ customer_id: z.string() }).parse(rows[0]).customer_id : undefined;
 }
 
 /**
@@ -140,7 +140,7 @@ export async function listParked(pool: Pool, options: { waiting?: boolean; limit
 /** How many deliveries wait for a person, for the gauge. */
 export async function countWaiting(pool: Pool): Promise<number> {
   const { rows } = await query(pool, 'SELECT count(*)::int AS n FROM parked_deliveries WHERE delivered_at IS NULL AND discarded_at IS NULL', []);
-  return z.number().int().parse(rows[0]?.n);
+  return z.object({ n: z.number().int() }).parse(rows[0]).n;
 }
 
 /** The waiting unmapped-requester deliveries of one requester, oldest first, with their bodies decoded. */

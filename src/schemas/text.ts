@@ -35,7 +35,7 @@ export function textProblem(value: string): string | undefined {
  * Braille blanks, and every space but the plain one. Two ids that differ only by these look the
  * same to an operator, so an id may hold none of them.
  */
-const UNSEEN_IN_ID = /[\p{Cf}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u034F\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u115F\u1160\u3164\uFFA0\u2800]/u;
+const UNSEEN_IN_ID = /[\p{Cf}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0\u2800]|\p{Variation_Selector}|\u034F/u;
 
 /** Why an identifier cannot be used as sent, or undefined when it can. */
 export function idProblem(value: string): string | undefined {
