@@ -282,7 +282,7 @@ async function parkedAction(ctx: RouteContext, rest: string, session: Session, f
     const desk = field(form, 'desk', 'the desk', 20);
     if (desk !== 'zendesk' && desk !== 'intercom' && desk !== 'freshdesk') throw new HttpError(400, 'the desk must be zendesk, intercom or freshdesk');
     const input = {
-      desk: desk as ParkingDesk,
+      desk,
       requester: field(form, 'requester', 'the requester', 320),
       customerId: field(form, 'customerId', 'the customer id', 100),
       by: actorOf(session),
