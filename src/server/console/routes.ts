@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RefundDecision } from '../../schemas/investigation';
 import { decideRefund, readStatus } from '../../client/investigations';
 import { mapRequesterAndDeliver } from '../../client/parked-deliveries';
-import { discardParked, listParked } from '../../db/parked-deliveries';
+import { discardParked, listParked, type ParkingDesk } from '../../db/parked-deliveries';
 import { bodyCodecOf } from '../../temporal/codec/body-codec';
 import { codecFor } from '../../temporal/data-converter';
 import { correctNote, forgetMemory, showMemory } from '../../memory/control';
