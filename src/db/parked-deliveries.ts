@@ -9,7 +9,14 @@ import { mapPgError } from './errors';
 // codec, so what a customer wrote is ciphertext here as in the transcript log.
 
 /** Desks that send webhooks. */
-export type ParkingDesk = 'zendesk' | 'intercom' | 'freshdesk';
+export const PARKING_DESKS = ['zendesk', 'intercom', 'freshdesk'] as const;
+/** One of PARKING_DESKS. */
+export type ParkingDesk = (typeof PARKING_DESKS)[number];
+
+/** True when `value` names a desk that sends webhooks. */
+export function isParkingDesk(value: string): value is ParkingDesk {
+  return (PARKING_DESKS as readonly string[]).includes(value);
+}
 
 /** Why a delivery waits for a person. */
 export type ParkReason = 'unmapped_requester' | 'ticket_owner' | 'event_reused';

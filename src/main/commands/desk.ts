@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config';
 import { mapRequesterAndDeliver } from '../../client/parked-deliveries';
-import { discardParked, listParked, type ParkingDesk } from '../../db/parked-deliveries';
+import { discardParked, isParkingDesk, listParked, PARKING_DESKS } from '../../db/parked-deliveries';
 import { investigationSettings } from '../../settings';
 import { bodyCodecOf } from '../../temporal/codec/body-codec';
 import { connectClient } from '../../temporal/client';
@@ -21,8 +21,6 @@ export const DESK_USAGE = [
 ].join('\n');
 
 type Out = (line: string) => void;
-
-const DESKS: readonly ParkingDesk[] = ['zendesk', 'intercom', 'freshdesk'];
 
 function need(value: string | undefined, flag: string): string {
   if (value === undefined || !value.trim()) throw new UsageError(`${flag} is required\n${DESK_USAGE}`);
@@ -61,8 +59,8 @@ export async function deskCommand(args: string[], config: Config, out: Out): Pro
   }
   if (sub === 'map') {
     const desk = need(values.desk, '--desk');
-    if (!(DESKS as readonly string[]).includes(desk)) throw new UsageError(`--desk must be one of ${DESKS.join(', ')}, not "${desk}"`);
-    const input = { desk: desk as ParkingDesk, requester: need(values.requester, '--requester'), customerId: need(values.customer, '--customer'), by: need(values.by, '--by') };
+    if (!isParkingDesk(desk)) throw new UsageError(`--desk must be one of ${PARKING_DESKS.join(', ')}, not "${desk}"`);
+    const input = { desk, requester: need(values.requester, '--requester'), customerId: need(values.customer, '--customer'), by: need(values.by, '--by') };
     return withDatabase(config, async (db) => {
       const { client, close } = await connectClient(config, { pool: db.app });
       try {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RefundDecision } from '../../schemas/investigation';
 import { decideRefund, readStatus } from '../../client/investigations';
 import { mapRequesterAndDeliver } from '../../client/parked-deliveries';
-import { discardParked, listParked, type ParkingDesk } from '../../db/parked-deliveries';
+import { discardParked, isParkingDesk, listParked } from '../../db/parked-deliveries';
 import { bodyCodecOf } from '../../temporal/codec/body-codec';
 import { codecFor } from '../../temporal/data-converter';
 import { correctNote, forgetMemory, showMemory } from '../../memory/control';
@@ -280,7 +280,7 @@ async function parkedAction(ctx: RouteContext, rest: string, session: Session, f
       return done('ok', `Discarded delivery ${parked.id} (${parked.desk} ticket ${parked.ticketId}).`);
     }
     const desk = field(form, 'desk', 'the desk', 20);
-    if (desk !== 'zendesk' && desk !== 'intercom' && desk !== 'freshdesk') throw new HttpError(400, 'the desk must be zendesk, intercom or freshdesk');
+    if (!isParkingDesk(desk)) throw new HttpError(400, 'the desk must be zendesk, intercom or freshdesk');
     const input = {
       desk,
       requester: field(form, 'requester', 'the requester', 320),
