@@ -63,10 +63,9 @@ const round = (v: number) => Math.round(v * 100) / 100;
 
 /** The workflow id a bench delivery's ticket maps to. */
 function workflowOf(d: BenchDelivery): string {
-  const body = JSON.parse(d.body.toString('utf8')) as Record<string, any>;
-  if (d.desk === 'zendesk') return `investigation-zendesk-${body.detail.id}`;
-  if (d.desk === 'intercom') return `investigation-intercom-${body.data.item.id}`;
-  return `investigation-freshdesk-${body.freshdesk_webhook.ticket_id}`;
+  const body = JSON.parse(d.body.toString('utf8')) as { detail?: { id: number }; data?: { item: { id: string } }; freshdesk_webhook?: { ticket_id: string } };
+  const id = d.desk === 'zendesk' ? body.detail?.id : d.desk === 'intercom' ? body.data?.item.id : body.freshdesk_webhook?.ticket_id;
+  return `investigation-${d.desk}-${id}`;
 }
 
 async function send(server: RunningServer, d: BenchDelivery): Promise<{ status: number; ms: number }> {
@@ -128,7 +127,7 @@ export async function runDeskStorm(config: Config, options: { out: Out; deliveri
     }
     const replica = async (listenPort = 0) => {
       const temporal = lazyClient(benchConfig, { pool });
-      const server = await startServer({ client: temporal.client, pool: pool!, config: benchConfig, log: () => undefined, temporalTimeoutMs: 1_500 }, listenPort);
+      const server = await startServer({ client: temporal.client, pool, config: benchConfig, log: () => undefined, temporalTimeoutMs: 1_500 }, listenPort);
       return { server, close: async () => (await server.close(0), await temporal.close()) };
     };
     let a = await replica();
