@@ -35,9 +35,9 @@ export function emptyOutbox(): DeskOutbox {
  */
 export function startDeskPosts(run: Run, input: Pick<InvestigationInput, 'ticketId' | 'settings'>): void {
   const ref = parseDeskTicketId(input.ticketId);
-  if (!ref && !input.settings.deskWebhook) {
-    if (!patched(DESK_POSTS_WORKER_DECIDES_PATCH)) return;
-    run.deskIfConfigured = true;
+  if (!ref) {
+    if (patched(DESK_POSTS_WORKER_DECIDES_PATCH)) run.deskIfConfigured = true;
+    else if (!input.settings.deskWebhook) return;
   }
   if (!patched(DESK_POSTS_PATCH)) return;
   run.postsToDesk = true;
