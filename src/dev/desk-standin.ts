@@ -103,6 +103,8 @@ export async function startDeskStandin(
     /** The first ticket's id (5158 by default); stand-ins sharing one Temporal server need ids apart. */ firstTicketId?: number;
     /** The first comment's id (10001 by default); comment ids are webhook event ids, which the ticket gate admits once for good. */
     firstCommentId?: number;
+    /** Zendesk's "Auto-assign tickets upon solve" (on by default here): solving an unassigned ticket assigns it to the solving agent; off, it is refused. */
+    autoAssignOnSolve?: boolean;
   } = {},
 ): Promise<DeskStandin> {
   const now = options.now ?? (() => new Date());
@@ -238,12 +240,16 @@ export async function startDeskStandin(
     const parsed = parseUpdate(body);
     if ('problems' in parsed) return send(res, req, 422, invalid(parsed.problems));
     const { update } = parsed;
+    // Zendesk solves only an assigned ticket; with "auto-assign tickets upon solve" the solving agent becomes the assignee (applied below), without it the update is refused whole.
+    if (update.status === 'solved' && ticket.assignee_id === null && options.autoAssignOnSolve === false)
+      return send(res, req, 422, invalid({ assignee_id: 'is required when solving a ticket' }));
     const events: unknown[] = [];
     if (update.comment) {
       const added = comment(agent.id, update.comment.body, update.comment.public);
       ticket.comments.push(added);
       events.push({ id: added.id, type: 'Comment', author_id: agent.id, body: added.body, public: added.public });
     }
+    if (update.status === 'solved' && ticket.assignee_id === null) ticket.assignee_id = agent.id;
     if (update.status) changeStatus(ticket, update.status);
     if (update.groupId !== undefined) ticket.group_id = update.groupId;
     if (update.tags) ticket.tags = [...new Set(update.tags)];
