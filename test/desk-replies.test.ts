@@ -179,7 +179,7 @@ describe('replies and notes to Zendesk, exactly once', () => {
       assert.match(text, /casework_desk_post_failures_total\{desk="zendesk",kind="reply",error="DeskRateLimitedError"\} 1/);
       // The 429 asked for a second: waited out inside the post, and counted.
       assert.match(text, /casework_desk_rate_limited_total\{desk="zendesk",handling="waited"\} 1/);
-      assert.match(text, /casework_desk_rate_limit_wait_seconds_total\{desk="zendesk"\} 1/);
+      assert.match(text, /casework_desk_rate_limit_seconds_total\{desk="zendesk"\} 1/);
     } finally {
       await endpoint.close();
     }

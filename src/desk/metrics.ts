@@ -8,7 +8,7 @@ export const DESK_OUTBOUND_METRICS = {
   /** Counter, labels {desk, handling: waited (inside the post) | deferred (to Temporal's retry)}. */
   rateLimited: 'casework_desk_rate_limited_total',
   /** Counter, labels {desk}: the seconds desks asked casework to wait, in all. */
-  rateLimitSeconds: 'casework_desk_rate_limit_wait_seconds_total',
+  rateLimitSeconds: 'casework_desk_rate_limit_seconds_total',
 } as const;
 
 /** The desk metrics, registered on casework's registry, as the hooks the route and postToDesk call. */
