@@ -9,7 +9,7 @@ import { idempotencyKey, markerLine, toHtml, type DeskPost } from '../src/desk/c
 import { rateLimitDelaySeconds } from '../src/desk/errors';
 import { createFreshdeskClient } from '../src/desk/freshdesk-client';
 import { createIntercomClient } from '../src/desk/intercom-client';
-import { FRESHDESK_LIFECYCLE, INTERCOM_LIFECYCLE, ZENDESK_LIFECYCLE } from '../src/desk/lifecycle';
+import { FRESHDESK_LIFECYCLE, INTERCOM_LIFECYCLE, parseIntercomState, statusTable, ZENDESK_LIFECYCLE } from '../src/desk/lifecycle';
 import { createPostToDesk } from '../src/desk/post';
 import { readBack, replyMarkerNote } from '../src/desk/read-back';
 import { deskSettings } from '../src/desk/settings';
@@ -168,6 +168,18 @@ describe('the key read back from the thread', () => {
         parts.map((p) => p.part_type),
         ['comment', 'note', 'comment'],
       );
+    });
+
+    it('Intercom: waiting on the customer may be configured as snoozed; the snooze lies in the future and the customer\u2019s reply wakes it', async () => {
+      const id = intercom.createConversation('5d6a4c8e0e8a2b1c3d4e5f60', 'Is it shipped?');
+      const states = statusTable(INTERCOM_LIFECYCLE, 'awaiting_customer=snoozed', 'CASEWORK_INTERCOM_STATES', parseIntercomState, 'an Intercom state');
+      const client = createIntercomClient({ baseUrl: intercom.url, accessToken: intercom.accessToken, adminId: intercom.adminId, timeoutMs: 2000, states, snoozeSeconds: 3600 });
+      const post: DeskPost = { workflowId: 'investigation-intercom-s', externalTicketId: id, kind: 'reply', sequence: 1, body: 'Yes, this morning.', status: 'awaiting_customer' };
+      await client.post(post);
+      assert.equal(intercom.conversation(id)!.state, 'snoozed');
+      intercom.addContactReply(id, 'Thanks!');
+      await client.post({ ...post, kind: 'note', body: 'casework: the case is closed.', status: 'closed' });
+      assert.deepEqual(intercom.stateHistory(id), ['open', 'snoozed', 'open', 'closed']);
     });
 
     it('Intercom: a 429 names its end in X-RateLimit-Reset; a short one is waited out inside the post and counted', async () => {
