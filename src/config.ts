@@ -109,8 +109,12 @@ export const ConfigSchema = z.object({
   // ---- Support desks (src/desk/): webhooks in, replies and notes out. Secrets: set them from the environment.
   /** Desks casework talks to: "zendesk,intercom,freshdesk,webhook" (any of them; empty: none). Each listed desk needs its credentials below. */
   CASEWORK_DESKS: z.string().default(''),
-  /** Oldest signed webhook accepted, in seconds; older deliveries are refused as replays. */
-  CASEWORK_DESK_REPLAY_WINDOW_SECONDS: int(300),
+  /**
+   * The delivery horizon, in seconds: the oldest signed webhook accepted (older ones are refused
+   * as replays). Within it a replay is answered as a duplicate by the idempotency record, so it
+   * is as long as every desk's documented retries and delays (Intercom: hours), 7 days by default.
+   */
+  CASEWORK_DESK_REPLAY_WINDOW_SECONDS: int(7 * 24 * 3600),
   /** Who each desk requester is in casework: "zendesk:<user id>=<customer id>,intercom:<contact id>=<customer id>,freshdesk:<email>=<customer id>". */
   CASEWORK_DESK_CUSTOMERS: z.string().default(''),
   /** Trust the desk's own external id of the requester (Zendesk user / Intercom contact external_id) as the customer id when no mapping names them. */
