@@ -13,7 +13,12 @@ import { ConfigError, type Config } from '../config';
 // behind patched() (the replay test holds recorded histories to it), and a patch is removed only
 // after the drain procedure in docs/deploy.md says the builds that recorded it are gone.
 
-/** The versioning behaviour of the Investigation workflow, declared beside it. */
+/**
+ * The versioning behaviour of the Investigation workflow (the only workflow type casework runs),
+ * given as the worker's default. It is not declared on the workflow function itself: an
+ * unversioned worker (no deployment configured) fails workflow tasks of a workflow that declares
+ * one.
+ */
 export const INVESTIGATION_VERSIONING = 'AUTO_UPGRADE' as const;
 
 /** The worker's deployment options from configuration, or undefined for an unversioned worker. */

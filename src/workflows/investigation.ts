@@ -1,4 +1,4 @@
-import { ActivityFailure, allHandlersFinished, condition, continueAsNew, log, patched, setHandler, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, condition, continueAsNew, log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import { appendAssistant, appendUserText } from '../context/replies';
 import { customerText } from '../context/transcript';
 import type { InboxMessage, InvestigationInput, InvestigationStatus } from '../schemas/investigation';
@@ -154,8 +154,3 @@ export async function investigation(input: InvestigationInput): Promise<Investig
   publish(id, s, true);
   return statusOf(id, s);
 }
-
-// Under Worker Versioning a waiting case moves to the current build at its next task rather than
-// holding an old build's workers for days (src/temporal/deployment.ts says why). Ignored by
-// unversioned workers.
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, investigation);
