@@ -88,6 +88,19 @@ export const ConfigSchema = z.object({
   CASEWORK_WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(2).optional(),
   /** A prebuilt workflow bundle (`casework bundle <file>`); unset, the worker bundles src/workflows when it starts. */
   CASEWORK_WORKFLOW_BUNDLE: z.string().optional(),
+  /**
+   * Worker Versioning (docs/deploy.md, "Rolling out workflow code"): the Worker Deployment this
+   * worker belongs to and the build id of its workflow code. Set both or neither; unset, the
+   * worker is unversioned and every worker on the task queue runs every investigation.
+   */
+  CASEWORK_DEPLOYMENT_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,100}$/, 'letters, digits, ".", "_" and "-" only')
+    .optional(),
+  CASEWORK_BUILD_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._+-]{1,100}$/, 'letters, digits, ".", "_", "+" and "-" only')
+    .optional(),
   /** USD per million uncached input tokens; cache write and read are multiples of it. */
   CASEWORK_PRICE_INPUT_PER_MTOK: num(4),
   CASEWORK_PRICE_OUTPUT_PER_MTOK: num(20),

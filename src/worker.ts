@@ -23,6 +23,7 @@ import { loadKeyring } from './temporal/codec/keys';
 import { codecFor, dataConverterFor, FAILURE_CONVERTER_PATH, payloadStoreFor } from './temporal/data-converter';
 import { bodyCodecOf } from './temporal/codec/body-codec';
 import { TranscriptLog } from './db/transcript-log';
+import { deploymentOptions } from './temporal/deployment';
 
 /** Workflow interceptor modules (log attributes: customer, ticket, step); a prebuilt bundle must be built with them. */
 export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./observability/workflow-interceptors')];
@@ -40,12 +41,12 @@ const quietBundlerLogger = {
 /**
  * Bundles the workflow code once, with its interceptors and the failure converter the data
  * converter names, into `path`: a worker given this bundle (CASEWORK_WORKFLOW_BUNDLE) starts in
- * seconds instead of bundling on every start.
+ * seconds instead of bundling on every start. `extraInterceptorModules` adds workflow code (a rollout test's version 2).
  */
-export async function writeWorkflowBundle(path: string): Promise<void> {
+export async function writeWorkflowBundle(path: string, options: { extraInterceptorModules?: string[] } = {}): Promise<void> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('./workflows'),
-    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES, ...(options.extraInterceptorModules ?? [])],
     // The workflow's own failures are converted inside the sandbox, by the bundle's converter:
     // without this one their messages would reach history unencrypted.
     failureConverterPath: FAILURE_CONVERTER_PATH,
@@ -92,6 +93,7 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     : { workflowsPath: require.resolve('./workflows') };
   // One codec for history and the transcript log: both encrypted with the same keys, rotating together.
   const codec = codecFor(config);
+  const versioning = deploymentOptions(config);
   return Worker.create({
     connection: deps.connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -112,6 +114,7 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
       ...(deps.workflowBundlePath ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
     },
     maxConcurrentActivityTaskExecutions: config.CASEWORK_MAX_CONCURRENT_ACTIVITIES,
+    ...(versioning ? { workerDeploymentOptions: versioning } : {}),
     ...(config.CASEWORK_WORKFLOW_CACHE_SIZE === undefined ? {} : { maxCachedWorkflows: config.CASEWORK_WORKFLOW_CACHE_SIZE }),
   });
 }
