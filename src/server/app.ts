@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mayReadAll, type Authenticator } from './auth';
 import { createRouteContext, type AppDeps, type RouteContext, type Trace } from './context';
-import { CONSOLE_PREFIX, consoleRoute } from './console/routes';
+import { CONSOLE_PREFIX, consoleRoute, openConsole } from './console/routes';
 import { errorAnswer, HttpError, sendHtml, sendJson, type Answer } from './http';
 import { webhookRouteDesk } from '../desk/route';
 import { deskSettings } from '../desk/settings';
@@ -99,6 +99,8 @@ async function consoleOnlyRoute(ctx: RouteContext, req: IncomingMessage, path: s
 export function createApp(deps: AppDeps): App {
   const ctx = createRouteContext(deps);
   const consoleOnly = deps.routes === 'console';
+  // The console's keys are loaded now, so a process without them fails at start, not on a page.
+  openConsole(ctx);
   // A desk listed in CASEWORK_DESKS without its secret fails here, at start, naming the variable.
   const webhooks = consoleOnly ? undefined : createWebhookHandler(ctx, deps.desk ?? deskSettings(deps.config));
   return {
