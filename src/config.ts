@@ -84,6 +84,8 @@ export const ConfigSchema = z.object({
   /** json: one JSON object per line (for log shippers); text: the same fields, readable. Unset: text on a terminal, else json. */
   CASEWORK_LOG_FORMAT: z.enum(['json', 'text']).optional(),
   CASEWORK_MAX_CONCURRENT_ACTIVITIES: int(20),
+  /** On SIGTERM, how long `casework worker` lets activities in flight finish before cancelling them (they then retry elsewhere); keep it below the orchestrator's kill timeout. */
+  CASEWORK_SHUTDOWN_GRACE_SECONDS: int(120),
   /** Most workflows the worker keeps in memory (the sticky cache); an evicted one is replayed from its history on its next event. Unset: the SDK's default, from the heap size. */
   CASEWORK_WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(2).optional(),
   /** A prebuilt workflow bundle (`casework bundle <file>`); unset, the worker bundles src/workflows when it starts. */
