@@ -24,6 +24,7 @@ let clock = Date.parse('2026-12-01T09:00:00.000Z');
 const replicas: RunningServer[] = [];
 const temporal: { close(): Promise<void> }[] = [];
 let customer: string;
+let baseConfig: Config;
 
 async function replica(config: Config): Promise<RunningServer> {
   const client = lazyClient(config);
@@ -47,6 +48,7 @@ before(async () => {
     // Nothing answers here: a page that needed Temporal would fail loudly, not pass.
     TEMPORAL_ADDRESS: '127.0.0.1:9',
   };
+  baseConfig = config;
   a = await replica(config);
   b = await replica(config);
   customer = unique('cust_fleet');
@@ -127,6 +129,20 @@ describe('two console replicas on one database', () => {
       });
       assert.equal(form.status, 403, 'nor does it send a form, with the token it had');
     }
+  });
+
+  test('a replica whose CASEWORK_API_KEYS no longer holds the key ends the session (a revoked key signs no one in)', async () => {
+    const { on, agent } = person();
+    on.server = a;
+    assert.equal((await agent.signIn(SUPPORT, 'Sam')).status, 303);
+    const other = 'sk_support_fleet_other_0123456789';
+    const revoked = await replica({ ...baseConfig, CASEWORK_API_KEYS: `${other}:support` });
+    on.server = revoked;
+    const refused = await agent.get('/console/customers');
+    assert.equal(refused.status, 303, 'the rolled-out replica no longer knows the key');
+    assert.equal(refused.headers.get('location'), '/console/sign-in');
+    on.server = a;
+    assert.equal((await agent.get('/console/customers')).status, 303, 'and the session is gone for the old replicas too');
   });
 
   test('the database keeps only a hash of the session token, and the principal without the key', async () => {

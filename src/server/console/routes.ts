@@ -93,7 +93,7 @@ export async function consoleRoute(ctx: RouteContext, req: IncomingMessage, path
   const state = stateOf(ctx);
   let session: Session | undefined;
   try {
-    session = await state.sessions.of(req, { takeFlash: showsFlash(req, path) });
+    session = await currentSession(ctx, state, req, path);
     if (session) trace.principal = session.principal.label;
     return await serve(ctx, state, req, path, session);
   } catch (error) {
@@ -102,6 +102,22 @@ export async function consoleRoute(ctx: RouteContext, req: IncomingMessage, path
     const message = (answer.body as { error?: string } | null)?.error ?? 'the request failed';
     return htmlAnswer(answer.status, errorPage(answer.status, message, session), answer.headers);
   }
+}
+
+/**
+ * The request's session with what its key may do now: grants follow CASEWORK_API_KEYS as this
+ * replica has it, and a session whose key has been removed ends (a revoked key signs no one in,
+ * whichever replica a request lands on).
+ */
+async function currentSession(ctx: RouteContext, state: ConsoleState, req: IncomingMessage, path: string): Promise<Session | undefined> {
+  const session = await state.sessions.of(req, { takeFlash: showsFlash(req, path) });
+  if (!session) return undefined;
+  const principal = ctx.auth.principalOfLabel(session.principal.label);
+  if (!principal) {
+    await state.sessions.end(session.id);
+    return undefined;
+  }
+  return { ...session, principal };
 }
 
 /** True for a request answered with a page, which shows the session's message (and so clears it). */
