@@ -6,7 +6,8 @@ import type { Database } from '../src/db/pool';
 import { createOfflineModel } from '../src/model/offline';
 import type { Model } from '../src/model/port';
 import { connectClient } from '../src/temporal/client';
-import { connectWorker, createWorker, startInProcessWorker } from '../src/worker';
+import { startMetricsEndpoint } from '../src/observability/endpoint';
+import { connectWorker, createWorker, startInProcessWorker, workerProbes } from '../src/worker';
 import { openTestDatabase, unique } from './support/db';
 import { settingsWith, ticket } from './support/investigate';
 
@@ -26,7 +27,7 @@ after(async () => {
   await db?.close();
 });
 
-test('a model call in flight when the worker is told to stop completes, is recorded once, and the case goes on on another worker', async () => {
+test('a draining worker is alive but not ready; a model call in flight when it was told to stop completes, is recorded once, and the case goes on on another worker', async () => {
   const offline = createOfflineModel();
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
@@ -51,14 +52,32 @@ test('a model call in flight when the worker is told to stop completes, is recor
   try {
     const first = await createWorker({ config, connection, pool: db.app, model: held, workflowBundlePath: process.env.CASEWORK_WORKFLOW_BUNDLE, shutdownGraceMs: 60_000 });
     const running = first.run();
+    const probes = await startMetricsEndpoint({
+      config: { ...config, CASEWORK_METRICS_PORT: 0, CASEWORK_METRICS_HOST: '127.0.0.1' },
+      ...workerProbes(first, { config, pool: db.app, client, bundle: 'prebuilt' }),
+    });
+    const probe = async (path: string) => {
+      const res = await fetch(`${probes.url}${path}`);
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
     const event = ticket('cust_dana', 'My parcel never arrived. Can you check where it is?');
     const { workflowId } = await deliverEvent(client, db.app, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings: settingsWith() });
     await started;
+    const ready = await probe('/readyz');
+    assert.deepEqual(
+      { status: ready.status, worker: ready.body.worker, temporal: ready.body.temporal, postgres: ready.body.postgres },
+      { status: 200, worker: 'RUNNING', temporal: 'ok', postgres: 'ok' },
+    );
 
     first.shutdown();
     assert.ok(['STOPPING', 'DRAINING'].includes(first.getState()), `the worker drains (${first.getState()})`);
+    const draining = await probe('/readyz');
+    assert.equal(draining.status, 503, 'a draining worker is not ready for work');
+    assert.match(String(draining.body.error), /^not ready: the worker is (STOPPING|DRAINING), not polling/);
+    assert.equal((await probe('/healthz')).status, 200, 'but alive: it is finishing what it holds');
     release();
     await running;
+    await probes.close();
     assert.equal(first.getState(), 'STOPPED');
     assert.equal(calls, 1, 'the draining worker took no new model call');
 
