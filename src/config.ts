@@ -84,6 +84,8 @@ export const ConfigSchema = z.object({
   /** json: one JSON object per line (for log shippers); text: the same fields, readable. Unset: text on a terminal, else json. */
   CASEWORK_LOG_FORMAT: z.enum(['json', 'text']).optional(),
   CASEWORK_MAX_CONCURRENT_ACTIVITIES: int(20),
+  /** On SIGTERM, how long `casework worker` lets activities in flight finish before cancelling them (they then retry elsewhere); keep it below the orchestrator's kill timeout. */
+  CASEWORK_SHUTDOWN_GRACE_SECONDS: int(120),
   /** Most workflows the worker keeps in memory (the sticky cache); an evicted one is replayed from its history on its next event. Unset: the SDK's default, from the heap size. */
   CASEWORK_WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(2).optional(),
   /** A prebuilt workflow bundle (`casework bundle <file>`); unset, the worker bundles src/workflows when it starts. */
@@ -119,6 +121,10 @@ export const ConfigSchema = z.object({
   CASEWORK_CONSOLE_HOST: z.string().default('0.0.0.0'),
   /** How often an open approvals inbox asks which refunds are still pending, so a card another person decided is marked. */
   CASEWORK_CONSOLE_POLL_SECONDS: z.coerce.number().positive().default(15),
+  /** A console session unused this long ends (minutes); it can be no longer than CASEWORK_CONSOLE_SESSION_HOURS. */
+  CASEWORK_CONSOLE_IDLE_MINUTES: z.coerce.number().int().positive().default(480),
+  /** A console session ends this long after sign-in however busy it is (hours): the absolute lifetime. */
+  CASEWORK_CONSOLE_SESSION_HOURS: z.coerce.number().positive().default(24),
   // ---- Support desks (src/desk/): webhooks in, replies and notes out. Secrets: set them from the environment.
   /** Desks casework talks to: "zendesk,intercom,freshdesk,webhook" (any of them; empty: none). Each listed desk needs its credentials below. */
   CASEWORK_DESKS: z.string().default(''),
@@ -213,6 +219,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const problems = describeIssues(parsed.error, '(environment)');
     throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  const { CASEWORK_CONSOLE_IDLE_MINUTES: idle, CASEWORK_CONSOLE_SESSION_HOURS: hours } = parsed.data;
+  if (idle > hours * 60) {
+    throw new ConfigError(
+      `invalid configuration: CASEWORK_CONSOLE_IDLE_MINUTES (${idle}) is longer than CASEWORK_CONSOLE_SESSION_HOURS (${hours} h, ${hours * 60} minutes); ` +
+        'a session ends at its absolute lifetime first, so lower the idle time or raise the lifetime',
+    );
   }
   return parsed.data;
 }

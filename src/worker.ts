@@ -24,6 +24,7 @@ import { codecFor, dataConverterFor, FAILURE_CONVERTER_PATH, payloadStoreFor } f
 import { bodyCodecOf } from './temporal/codec/body-codec';
 import { TranscriptLog } from './db/transcript-log';
 import { deploymentOptions } from './temporal/deployment';
+import { HEALTH_DEADLINE_MS, postgresHealth } from './server/routes/health';
 
 /** Workflow interceptor modules (log attributes: customer, ticket, step); a prebuilt bundle must be built with them. */
 export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./observability/workflow-interceptors')];
@@ -70,6 +71,8 @@ export interface WorkerDeps {
   embedder?: Embedder;
   /** The desks replies and notes go to; unset, built from config (CASEWORK_DESKS). */
   desk?: Pick<DeskSettings, 'clients'>;
+  /** How long a shutdown lets activities in flight finish before cancelling them; unset, the SDK's default (none). */
+  shutdownGraceMs?: number;
 }
 
 /** Connects the worker's native connection, failing within seconds when Temporal is not there. */
@@ -116,6 +119,7 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     maxConcurrentActivityTaskExecutions: config.CASEWORK_MAX_CONCURRENT_ACTIVITIES,
     ...(versioning ? { workerDeploymentOptions: versioning } : {}),
     ...(config.CASEWORK_WORKFLOW_CACHE_SIZE === undefined ? {} : { maxCachedWorkflows: config.CASEWORK_WORKFLOW_CACHE_SIZE }),
+    ...(deps.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: deps.shutdownGraceMs }),
   });
 }
 
@@ -167,6 +171,48 @@ export async function untilAvailable<T>(what: string, start: () => Promise<T>, b
   }
 }
 
+/** Worker states in which the process is alive: starting, polling, or finishing what it holds. */
+const ALIVE_STATES = new Set(['INITIALIZED', 'RUNNING', 'DRAINING', 'DRAINED', 'STOPPING']);
+
+/**
+ * The worker's liveness and readiness: alive while it starts, polls or drains; ready only while
+ * it polls and Temporal and Postgres answer, so a rollout waits for a new replica to take work
+ * before it stops an old one.
+ */
+export function workerProbes(worker: Pick<Worker, 'getState'>, deps: { config: Config; pool: Pool; client: Client; bundle: 'prebuilt' | 'bundled at start' }) {
+  const { config } = deps;
+  return {
+    health: () => ({ ok: ALIVE_STATES.has(worker.getState()), worker: worker.getState(), taskQueue: config.TEMPORAL_TASK_QUEUE }),
+    async ready() {
+      const state = worker.getState();
+      const [temporal, postgres] = await Promise.all([
+        deps.client
+          .withDeadline(Date.now() + HEALTH_DEADLINE_MS, () => deps.client.workflowService.getSystemInfo({}))
+          .then(
+            () => 'ok',
+            (error: Error) => `unreachable (${error.name})`,
+          ),
+        postgresHealth(deps.pool, HEALTH_DEADLINE_MS),
+      ]);
+      const missing = [
+        ...(state === 'RUNNING' ? [] : [`the worker is ${state}, not polling`]),
+        ...(temporal === 'ok' ? [] : [`Temporal at ${config.TEMPORAL_ADDRESS} is ${temporal}`]),
+        ...(postgres === 'ok' ? [] : [`Postgres is unreachable (${postgres})`]),
+      ];
+      return {
+        ok: missing.length === 0,
+        worker: state,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        temporal: temporal === 'ok' ? 'ok' : 'down',
+        postgres: postgres === 'ok' ? 'ok' : 'down',
+        keys: 'ok',
+        bundle: deps.bundle,
+        ...(missing.length ? { error: `not ready: ${missing.join('; ')}` } : {}),
+      };
+    },
+  };
+}
+
 function storeLine(store: 'postgres' | 's3' | 'off'): string {
   return store === 'off' ? 'kept inline' : `large ones stored by reference in ${store}`;
 }
@@ -187,15 +233,25 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
     const embedder = selectEmbedder(config);
     const connection = await untilAvailable('Temporal', () => connectWorker(config), budgetMs, log);
     try {
-      const worker = await createWorker({ config, connection, pool: db.app, model, embedder, workflowBundlePath: config.CASEWORK_WORKFLOW_BUNDLE });
+      const worker = await createWorker({
+        config,
+        connection,
+        pool: db.app,
+        model,
+        embedder,
+        workflowBundlePath: config.CASEWORK_WORKFLOW_BUNDLE,
+        shutdownGraceMs: config.CASEWORK_SHUTDOWN_GRACE_SECONDS * 1000,
+      });
       let endpoint: MetricsEndpoint | undefined;
       try {
         if (config.CASEWORK_METRICS_PORT) {
+          const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: dataConverterFor(config, db.app) });
+          const bundle = config.CASEWORK_WORKFLOW_BUNDLE ? 'prebuilt' : 'bundled at start';
           endpoint = await startMetricsEndpoint({
             config,
             temporalMetricsPort: installTelemetry(config).temporalMetricsPort,
-            client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: dataConverterFor(config, db.app) }),
-            health: () => ({ ok: worker.getState() === 'RUNNING', worker: worker.getState(), taskQueue: config.TEMPORAL_TASK_QUEUE }),
+            client,
+            ...workerProbes(worker, { config, pool: db.app, client, bundle }),
           });
         }
         log(

@@ -11,7 +11,7 @@ import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workf
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig, type Config } from '../src/config';
-import type { Database } from '../src/db/pool';
+import { openPool, type Database } from '../src/db/pool';
 import { findTemporalCli } from '../src/dev/env/temporal-cli';
 import { createCodecHandler, startCodecServer } from '../src/server/codec-server';
 import { EncryptionCodec } from '../src/temporal/codec/encryption-codec';
@@ -178,6 +178,30 @@ describe('codec server protocol', () => {
     const local = await startCodecServer(loadConfig({}), { codecs: [codec], port: 0 });
     assert.equal((await fetch(`${local.url}/decode`, { method: 'POST', body: '{"payloads":[]}' })).status, 200);
     await local.close();
+  });
+
+  test('answers /healthz and /readyz without its token, and /readyz names the database when it does not answer', async () => {
+    const config = loadConfig({ CASEWORK_CODEC_KEYS: `k:${randomBytes(32).toString('base64')}`, CASEWORK_CODEC_SERVER_TOKEN: 'codec-token-readiness-0123' });
+    const codec = codecFor(config);
+    const deadPool = openPool('postgres://postgres@127.0.0.1:1/none', 1);
+    const ready = await startCodecServer(config, { codecs: [codec], port: 0 });
+    const stranded = await startCodecServer(config, { codecs: [codec], port: 0, pool: deadPool });
+    try {
+      assert.deepEqual(await (await fetch(`${ready.url}/healthz`)).json(), { status: 'alive', draining: false });
+      const ok = await fetch(`${ready.url}/readyz`);
+      assert.deepEqual({ status: ok.status, body: await ok.json() }, { status: 200, body: { status: 'ready', keys: 'ok' } });
+      assert.equal((await fetch(`${ready.url}/decode`, { method: 'POST', body: '{"payloads":[]}' })).status, 401, 'the codec routes still need the token');
+      const down = await fetch(`${stranded.url}/readyz`);
+      const body = (await down.json()) as Record<string, unknown>;
+      assert.equal(down.status, 503);
+      assert.deepEqual({ keys: body.keys, postgres: body.postgres }, { keys: 'ok', postgres: 'down' });
+      assert.match(String(body.error), /^not ready: postgres: ECONNREFUSED$/);
+      assert.equal((await fetch(`${stranded.url}/healthz`)).status, 200, 'alive all the same');
+    } finally {
+      await ready.close();
+      await stranded.close();
+      await deadPool.end();
+    }
   });
 });
 

@@ -140,7 +140,17 @@ const OPERATOR_ENV: Env = {
   CASEWORK_CODEC_SERVER_TOKEN: 'codec-token-compose-test-0123',
 };
 
-const LONG_RUNNING = ['temporal-postgres', 'temporal', 'temporal-ui', 'casework-postgres', 'casework-worker', 'casework-api', 'casework-console', 'casework-codec'];
+const LONG_RUNNING = [
+  'temporal-postgres',
+  'temporal',
+  'temporal-ui',
+  'casework-postgres',
+  'casework-worker',
+  'casework-api',
+  'casework-console',
+  'casework-codec',
+  'casework-balancer',
+];
 const ONE_SHOT = ['temporal-schema', 'temporal-setup'];
 const CONFIG_KEYS = new Set(Object.keys(ConfigSchema.shape));
 const SECRET_NAME = /(PASSWORD|PASSWD|_PWD|SECRET|API_KEYS?|TOKEN)$/;
@@ -254,13 +264,62 @@ describe('docker-compose.yml', { skip }, () => {
     assert.equal((service('temporal').depends_on as Record<string, { condition: string }>)['temporal-schema']?.condition, 'service_completed_successfully');
   });
 
-  test('the worker runs as replicas, two by default and as many as CASEWORK_WORKER_REPLICAS says', () => {
-    const replicas = service('casework-worker').deploy?.replicas;
-    assert.equal(Number(interpolate(String(replicas), {})), 2);
-    assert.equal(Number(interpolate(String(replicas), { CASEWORK_WORKER_REPLICAS: '5' })), 5);
-    const worker = compose.services['casework-worker'] as Service & { container_name?: string };
-    assert.equal(worker.container_name, undefined, 'a fixed container name would stop replicas');
-    assert.ok(!worker.ports?.length, 'replicas publish no host port (they would collide)');
+  test('runs a fleet: three workers, two endpoints and two consoles by default, each as many as its variable says', () => {
+    for (const [name, variable, fallback] of [
+      ['casework-worker', 'CASEWORK_WORKER_REPLICAS', 3],
+      ['casework-api', 'CASEWORK_API_REPLICAS', 2],
+      ['casework-console', 'CASEWORK_CONSOLE_REPLICAS', 2],
+    ] as const) {
+      const replicas = service(name).deploy?.replicas;
+      assert.equal(Number(interpolate(String(replicas), {})), fallback, `${name}: ${fallback} replicas by default`);
+      assert.equal(Number(interpolate(String(replicas), { [variable]: '5' })), 5, `${name}: ${variable} sets the count`);
+      const s = compose.services[name] as Service & { container_name?: string };
+      assert.equal(s.container_name, undefined, `${name}: a fixed container name would stop replicas`);
+      assert.ok(!s.ports?.length, `${name}: replicas publish no host port (they would collide); the balancer does`);
+    }
+  });
+
+  test('puts the endpoints and consoles behind the official nginx image, round robin, with the Host and scheme passed on', () => {
+    const balancer = service('casework-balancer');
+    assert.match(balancer.image!, /^nginx:/, 'a standard balancer image, not one of casework’s own');
+    assert.equal(balancer.build, undefined);
+    assert.deepEqual(interpolateAll(balancer.ports, {}), ['8080:8080', '127.0.0.1:8090:8090'], 'the endpoint on the host, the console on loopback only');
+    const depends = balancer.depends_on as Record<string, { condition: string }>;
+    assert.equal(depends['casework-api']?.condition, 'service_healthy');
+    assert.equal(depends['casework-console']?.condition, 'service_healthy');
+    const mount = (balancer.volumes ?? []).find((v) => v.endsWith(':/etc/nginx/conf.d/default.conf:ro'));
+    assert.ok(mount, 'the config file is mounted read-only where the image reads it');
+    const conf = readFileSync(resolve(ROOT, mount.split(':')[0]!), 'utf8').replace(/#.*$/gm, '');
+    const upstream = (name: string) => new RegExp(`upstream ${name} \\{([^}]*)\\}`).exec(conf)?.[1] ?? '';
+    assert.match(upstream('casework_api'), /server casework-api:8080 resolve/, 'every endpoint replica, found through Docker’s DNS as it scales');
+    assert.match(upstream('casework_console'), /server casework-console:8090 resolve/);
+    assert.match(conf, /resolver 127\.0\.0\.11 /, 'Docker’s DNS re-read while nginx runs');
+    for (const sticky of ['ip_hash', 'hash ', 'least_conn', 'sticky', 'random'])
+      assert.ok(!conf.includes(sticky), `round robin, not ${sticky.trim()}: any replica may serve any request`);
+    assert.match(conf, /listen 8080;[\s\S]*proxy_pass http:\/\/casework_api;/);
+    assert.match(conf, /listen 8090;[\s\S]*proxy_pass http:\/\/casework_console;/);
+    assert.match(conf, /proxy_set_header Host \$http_host;/, 'the console compares a form’s Origin with the Host, port included');
+    assert.match(conf, /proxy_set_header X-Forwarded-Proto \$forwarded_proto;/, 'the console’s cookie is Secure when the browser used https');
+    assert.ok(JSON.stringify(balancer.healthcheck?.test).includes(':8080/balancer/healthz'));
+  });
+
+  test('checks readiness, not mere liveness, before it counts a casework process healthy, and gives each time to drain', () => {
+    for (const [name, port] of [
+      ['casework-worker', 9464],
+      ['casework-api', 8080],
+      ['casework-console', 8090],
+      ['casework-codec', 8089],
+    ] as const) {
+      assert.ok(JSON.stringify(service(name).healthcheck?.test).includes(`:${port}/readyz`), `${name} asks /readyz on ${port}`);
+    }
+    const grace = (name: string) => String((compose.services[name] as Service & { stop_grace_period?: string }).stop_grace_period ?? '10s');
+    const seconds = (text: string) => Number(/^(\d+)(s|m)$/.exec(text)?.[1]) * (text.endsWith('m') ? 60 : 1);
+    for (const name of ['casework-api', 'casework-console', 'casework-codec']) assert.ok(seconds(grace(name)) > 10, `${name}: longer than the 10 s drain`);
+    const workerEnv = environmentOf('casework-worker', OPERATOR_ENV);
+    assert.ok(
+      Number(workerEnv.CASEWORK_SHUTDOWN_GRACE_SECONDS) < seconds(grace('casework-worker')),
+      'the worker cancels what it still holds before compose kills it, so those activities retry elsewhere at once',
+    );
   });
 
   test('holds no secret: each comes from the environment, and compose refuses to start without it', () => {
@@ -291,10 +350,10 @@ describe('docker-compose.yml', { skip }, () => {
     }
     assert.equal(loadConfig(environmentOf('casework-worker', OPERATOR_ENV)).CASEWORK_METRICS_PORT, 9464);
     const check = JSON.stringify(service('casework-worker').healthcheck?.test);
-    assert.ok(check.includes(':9464/healthz'), 'the worker health check asks its metrics port');
-    assert.ok(JSON.stringify(service('casework-api').healthcheck?.test).includes(':8080/healthz'));
+    assert.ok(check.includes(':9464/readyz'), 'the worker health check asks its metrics port');
+    assert.ok(JSON.stringify(service('casework-api').healthcheck?.test).includes(':8080/readyz'));
     assert.equal(loadConfig(environmentOf('casework-api', OPERATOR_ENV)).CASEWORK_HTTP_PORT, 8080);
-    assert.ok(JSON.stringify(service('casework-console').healthcheck?.test).includes(':8090/healthz'));
+    assert.ok(JSON.stringify(service('casework-console').healthcheck?.test).includes(':8090/readyz'));
     assert.equal(loadConfig(environmentOf('casework-console', OPERATOR_ENV)).CASEWORK_CONSOLE_PORT, 8090);
   });
 
@@ -317,14 +376,19 @@ describe('docker-compose.yml', { skip }, () => {
       await db?.close();
     });
 
-    test('the worker polls, answers /healthz and /metrics on its metrics port, and drains on SIGTERM', async () => {
+    test('the worker polls, answers /healthz, /readyz and /metrics on its metrics port, and drains on SIGTERM', async () => {
       const metricsPort = String(await freePort());
       const env = local('casework-worker', { CASEWORK_METRICS_PORT: metricsPort, CASEWORK_TEMPORAL_METRICS_PORT: String(await freePort()) });
-      const { child, output } = await startAsContainer('casework-worker', env, `http://127.0.0.1:${metricsPort}/healthz`);
+      const { child, output } = await startAsContainer('casework-worker', env, `http://127.0.0.1:${metricsPort}/readyz`);
       try {
         const health = (await (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).json()) as { worker: string; taskQueue: string };
         assert.equal(health.worker, 'RUNNING');
         assert.equal(health.taskQueue, env.TEMPORAL_TASK_QUEUE);
+        const ready = (await (await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).json()) as Record<string, unknown>;
+        assert.deepEqual(
+          { ok: ready.ok, worker: ready.worker, temporal: ready.temporal, postgres: ready.postgres, keys: ready.keys },
+          { ok: true, worker: 'RUNNING', temporal: 'ok', postgres: 'ok', keys: 'ok' },
+        );
         const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
         // Counted through the worker's own connection: the labelled series exist only after a count succeeded.
         assert.match(metrics, /^casework_approvals_waiting 0$/m);
@@ -341,9 +405,9 @@ describe('docker-compose.yml', { skip }, () => {
       assert.ok(lines.some((l) => /"msg":"Worker state changed".*"state":"RUNNING"/.test(l)));
     });
 
-    test('the event endpoint listens on its port and reports Temporal reachable on /healthz', async () => {
+    test('the event endpoint listens on its port and reports Temporal reachable on /readyz', async () => {
       const env = local('casework-api', { CASEWORK_HTTP_PORT: String(await freePort()), CASEWORK_HTTP_HOST: '127.0.0.1' });
-      const { child, output } = await startAsContainer('casework-api', env, `http://127.0.0.1:${env.CASEWORK_HTTP_PORT}/healthz`);
+      const { child, output } = await startAsContainer('casework-api', env, `http://127.0.0.1:${env.CASEWORK_HTTP_PORT}/readyz`);
       assert.equal(await stopAsContainer(child), 0, `casework serve exits cleanly on SIGTERM:\n${output().slice(-3000)}`);
     });
 

@@ -8,7 +8,9 @@ import { visibilityCounts } from './visibility';
 // The worker's operator endpoint on CASEWORK_METRICS_PORT:
 //   GET /metrics   casework's metrics, Node's default metrics and the Temporal runtime's own
 //                  (fetched from its loopback exporter and appended), in one scrape
-//   GET /healthz   200 while the worker polls, 503 otherwise (the container health check)
+//   GET /healthz   liveness: 200 while the worker is alive (starting, polling or draining)
+//   GET /readyz    readiness: 200 when it can take work now (polling, its dependencies answer),
+//                  503 naming what is missing (the container health check)
 
 /** What /healthz reports: ok, and details a person can read. */
 export type HealthCheck = () => { ok: boolean } & Record<string, unknown>;
@@ -22,6 +24,8 @@ export interface MetricsEndpointOptions {
   /** A client for the visibility counts behind casework_approvals_waiting; unset, those gauges stay empty. */
   client?: Client;
   health?: HealthCheck;
+  /** What /readyz reports; unset, /readyz answers as /healthz does. */
+  ready?: () => Promise<{ ok: boolean } & Record<string, unknown>>;
 }
 
 /** A running operator endpoint. */
@@ -65,11 +69,11 @@ export async function startMetricsEndpoint(options: MetricsEndpointOptions): Pro
       const temporal = options.temporalMetricsPort ? await temporalRuntimeMetrics(options.temporalMetricsPort) : '';
       return send(res, 200, metrics.registry.contentType, `${own.endsWith('\n') ? own : `${own}\n`}${temporal}`);
     }
-    if (path === '/healthz') {
-      const health = options.health?.() ?? { ok: true };
+    if (path === '/healthz' || path === '/readyz') {
+      const health = (path === '/readyz' ? await options.ready?.() : undefined) ?? options.health?.() ?? { ok: true };
       return send(res, health.ok ? 200 : 503, 'application/json', `${JSON.stringify(health)}\n`);
     }
-    return send(res, 404, 'text/plain', 'not found: GET /metrics or /healthz\n');
+    return send(res, 404, 'text/plain', 'not found: GET /metrics, /healthz or /readyz\n');
   };
   const server = createServer((req, res) => {
     handle(req, res).catch((error: Error) => send(res, 500, 'text/plain', `metrics failed: ${error.message}\n`));

@@ -24,6 +24,7 @@ export async function codecServerCommand(args: string[], config: Config, out: Ou
       codecs: converter.payloadCodecs ?? [],
       externalStorage: converter.externalStorage,
       port: values.port === undefined ? undefined : Number(values.port),
+      pool: db?.app,
       onRequest: (event) => out(JSON.stringify({ ts: new Date().toISOString(), level: 'info', msg: 'codec request', ...event })),
     });
     out(
@@ -37,7 +38,9 @@ export async function codecServerCommand(args: string[], config: Config, out: Ou
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
-    await server.close();
+    const closed = server.close();
+    out(JSON.stringify({ ts: new Date().toISOString(), level: 'info', msg: 'codec server stopped accepting connections; draining requests in flight' }));
+    await closed;
     return 0;
   } finally {
     await db?.close();
