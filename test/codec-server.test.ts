@@ -13,7 +13,7 @@ import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker
 import { loadConfig, type Config } from '../src/config';
 import type { Database } from '../src/db/pool';
 import { findTemporalCli } from '../src/dev/env/temporal-cli';
-import { createCodecHandler, startCodecServer } from '../src/server/codec-server';
+import { allowedOriginsFor, createCodecHandler, startCodecServer, type CodecRefusal } from '../src/server/codec-server';
 import { EncryptionCodec } from '../src/temporal/codec/encryption-codec';
 import { keyringOf } from '../src/temporal/codec/keys';
 import { codecFor, dataConverterFor, FAILURE_CONVERTER_PATH } from '../src/temporal/data-converter';
@@ -178,6 +178,96 @@ describe('codec server protocol', () => {
     const local = await startCodecServer(loadConfig({}), { codecs: [codec], port: 0 });
     assert.equal((await fetch(`${local.url}/decode`, { method: 'POST', body: '{"payloads":[]}' })).status, 200);
     await local.close();
+  });
+});
+
+describe('codec server origins and refusals', () => {
+  test('admits the configured web UI under both loopback names, localhost and 127.0.0.1, and nothing else', async () => {
+    assert.deepEqual(allowedOriginsFor({ TEMPORAL_UI_URL: 'http://localhost:8700' }), ['http://localhost:8700', 'http://127.0.0.1:8700']);
+    assert.deepEqual(allowedOriginsFor({ TEMPORAL_UI_URL: 'http://127.0.0.1:8233/namespaces/default' }), ['http://localhost:8233', 'http://127.0.0.1:8233']);
+    assert.deepEqual(allowedOriginsFor({ TEMPORAL_UI_URL: 'http://x', CASEWORK_CODEC_CORS_ORIGINS: 'https://temporal.example.com, http://localhost:8080' }), [
+      'https://temporal.example.com',
+      'http://localhost:8080',
+      'http://127.0.0.1:8080',
+    ]);
+    assert.throws(
+      () => allowedOriginsFor({ TEMPORAL_UI_URL: 'http://x', CASEWORK_CODEC_CORS_ORIGINS: 'temporal.example.com' }),
+      /CASEWORK_CODEC_CORS_ORIGINS: "temporal.example.com" is not an origin/,
+    );
+
+    // The dev server prints its UI as http://localhost:<port>; configured either way, both open it.
+    const codec = codecFor(loadConfig({ CASEWORK_CODEC_KEYS: `k:${randomBytes(32).toString('base64')}` }));
+    const local = await startCodecServer(loadConfig({ TEMPORAL_UI_URL: 'http://127.0.0.1:8700' }), { codecs: [codec], port: 0 });
+    try {
+      for (const origin of ['http://localhost:8700', 'http://127.0.0.1:8700']) {
+        const preflight = await fetch(`${local.url}/decode`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+        assert.equal(preflight.status, 204, origin);
+        assert.equal(preflight.headers.get('access-control-allow-origin'), origin);
+      }
+      for (const origin of ['http://localhost:8701', 'https://localhost:8700', 'http://127.0.0.2:8700']) {
+        const preflight = await fetch(`${local.url}/decode`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+        assert.equal(preflight.status, 403, origin);
+      }
+    } finally {
+      await local.close();
+    }
+  });
+
+  test('logs one line per refused request saying why (origin, missing or wrong credential, …), never the payload or the token', async () => {
+    const refusals: CodecRefusal[] = [];
+    const answered: unknown[] = [];
+    const handler = createCodecHandler({
+      codecs: [new EncryptionCodec(keyring)],
+      token: TOKEN,
+      allowedOrigins: [UI_ORIGIN],
+      namespace: 'default',
+      onRequest: (event) => answered.push(event),
+      onRefused: (event) => refusals.push(event),
+    });
+    const server = createServer(handler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const secret = 'Dana Whitfield, parcel NL-88231';
+    const [encrypted] = await new EncryptionCodec(keyring).encode([json({ message: secret })]);
+    const [foreign] = await new EncryptionCodec(keyringOf([{ id: 'retired-2024', key: randomBytes(32) }], 'environment')).encode([json(secret)]);
+    const send = (headers: Record<string, string>, payloads: Payload[] = [encrypted!], method = 'POST', path = '/decode') =>
+      fetch(base + path, {
+        method,
+        headers: { 'content-type': 'application/json', 'x-namespace': 'default', ...headers },
+        body: method === 'POST' ? JSON.stringify({ payloads: payloads.map(toJson) }) : undefined,
+      });
+    try {
+      const cases: { headers: Record<string, string>; payloads?: Payload[]; method?: string; status: number; reason: CodecRefusal['reason'] }[] = [
+        { headers: { origin: 'http://localhost:9999', authorization: `Bearer ${TOKEN}` }, status: 403, reason: 'origin' },
+        { headers: { origin: 'http://localhost:9999' }, method: 'OPTIONS', status: 403, reason: 'origin' },
+        { headers: { origin: UI_ORIGIN }, status: 401, reason: 'credential_missing' },
+        { headers: { origin: UI_ORIGIN, authorization: 'Bearer not-the-token-0123' }, status: 401, reason: 'credential_wrong' },
+        { headers: { authorization: `Basic ${Buffer.from('u:p').toString('base64')}` }, status: 401, reason: 'credential_wrong' },
+        { headers: { authorization: `Bearer ${TOKEN}`, 'x-namespace': 'billing' }, status: 403, reason: 'namespace' },
+        { headers: { authorization: `Bearer ${TOKEN}` }, payloads: [foreign!], status: 422, reason: 'undecodable' },
+      ];
+      for (const c of cases) {
+        const before = refusals.length;
+        const res = await send(c.headers, c.payloads, c.method);
+        assert.equal(res.status, c.status, JSON.stringify(c));
+        assert.equal(refusals.length, before + 1, `exactly one line for ${c.reason}`);
+        const line = refusals[refusals.length - 1]!;
+        assert.equal(line.reason, c.reason);
+        assert.equal(line.status, c.status);
+        assert.equal(line.path, '/decode');
+      }
+      assert.match(refusals.find((r) => r.reason === 'credential_missing')!.detail, /no Authorization header was sent/);
+      assert.equal(refusals[0]!.origin, 'http://localhost:9999', 'the refused origin is named');
+      assert.match(refusals.find((r) => r.reason === 'undecodable')!.detail, /retired-2024/);
+      const logged = JSON.stringify(refusals);
+      for (const word of ['Dana', 'Whitfield', 'NL-88231', TOKEN, 'not-the-token']) assert.ok(!logged.includes(word), `"${word}" reached the log`);
+      // An answered request is no refusal.
+      assert.equal((await send({ origin: UI_ORIGIN, authorization: `Bearer ${TOKEN}` })).status, 200);
+      assert.equal(refusals.length, cases.length);
+      assert.equal(answered.length, 1);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 

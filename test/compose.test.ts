@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { ConfigSchema, loadConfig } from '../src/config';
 import type { Database } from '../src/db/pool';
 import { SEARCH_ATTRIBUTE_FLAGS } from '../src/schemas/search-attributes';
+import { allowedOriginsFor } from '../src/server/codec-server';
 import { openTestDatabase, unique } from './support/db';
 import { freePort } from './support/net';
 
@@ -277,6 +278,16 @@ describe('docker-compose.yml', { skip }, () => {
     assert.throws(() => interpolateAll(compose.services, {}), /CASEWORK_DB_PASSWORD|TEMPORAL_DB_PASSWORD|CASEWORK_API_KEYS|CASEWORK_CODEC_KEYS|CASEWORK_CODEC_SERVER_TOKEN/);
     for (const missing of Object.keys(OPERATOR_ENV)) {
       assert.throws(() => interpolateAll(compose.services, { ...OPERATOR_ENV, [missing]: '' }), new RegExp(missing), `without ${missing} compose refuses to start`);
+    }
+  });
+
+  test('the codec server admits the web UI where compose publishes it, on its default port or another', () => {
+    for (const env of [OPERATOR_ENV, { ...OPERATOR_ENV, TEMPORAL_UI_PUBLISH_PORT: '18233' }]) {
+      const published = (service('temporal-ui').ports ?? []).map((p) => interpolateAll(String(p), env));
+      const [host, port] = (published[0] ?? '').split(':');
+      const origins = allowedOriginsFor(loadConfig(environmentOf('casework-codec', env)));
+      assert.ok(origins.includes(`http://${host}:${port}`), `the UI published at ${host}:${port} is admitted (${origins.join(', ')})`);
+      assert.ok(origins.includes(`http://localhost:${port}`), 'and the same page opened as localhost');
     }
   });
 

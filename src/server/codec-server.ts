@@ -5,7 +5,7 @@ import type { ExternalStorage, Payload, PayloadCodec } from '@temporalio/common'
 import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workflow';
 import { z } from 'zod';
 import type { Config } from '../config';
-import { kindOf, RefusedError } from '../errors';
+import { BadInputError, kindOf, RefusedError } from '../errors';
 import { productionMode } from '../temporal/codec/keys';
 import { HttpError, readBodyText, sendJson } from './http';
 
@@ -42,6 +42,45 @@ export interface CodecServerOptions {
   namespace?: string;
   /** Called once per answered encode/decode, for an audit trail: never with payload contents. */
   onRequest?: (event: { operation: 'encode' | 'decode'; namespace?: string; payloads: number; origin?: string }) => void;
+  /** Called once per request the server did not answer with payloads, saying why: never with payload contents or the credential sent. */
+  onRefused?: (event: CodecRefusal) => void;
+}
+
+/** Why a codec request got no payloads back. */
+export type RefusalReason =
+  | 'origin'
+  | 'credential_missing'
+  | 'credential_wrong'
+  | 'namespace'
+  | 'path'
+  | 'method'
+  | 'body'
+  /** The payloads could not be decoded (a key id this server lacks, tampered data). */
+  | 'undecodable'
+  | 'internal';
+
+/** One refused codec request, as logged: what was asked, from where, the answer and why. */
+export interface CodecRefusal {
+  reason: RefusalReason;
+  status: number;
+  method: string;
+  path: string;
+  origin?: string;
+  namespace?: string;
+  /** The refusal in words (the message the caller got); never a payload. */
+  detail: string;
+}
+
+/** An HTTP refusal that knows which RefusalReason it is, for the log line. */
+class Refusal extends HttpError {
+  constructor(
+    readonly reason: RefusalReason,
+    status: number,
+    message: string,
+    headers?: Record<string, string>,
+  ) {
+    super(status, message, headers);
+  }
 }
 
 function fromJson(p: z.infer<typeof PayloadJson>): Payload {
@@ -54,10 +93,12 @@ function toJson(p: Payload): { metadata: Record<string, string>; data: string } 
   return { metadata, data: Buffer.from(p.data ?? new Uint8Array()).toString('base64') };
 }
 
-function tokenMatches(header: string | undefined, digest: Buffer): boolean {
-  const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
-  if (!match) return false;
-  return timingSafeEqual(createHash('sha256').update(match[1]!).digest(), digest);
+/** Why a request's credential is refused, or undefined when it matches. */
+function credentialProblem(header: string | undefined, digest: Buffer): 'credential_missing' | 'credential_wrong' | undefined {
+  if (!header?.trim()) return 'credential_missing';
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!match) return 'credential_wrong';
+  return timingSafeEqual(createHash('sha256').update(match[1]!).digest(), digest) ? undefined : 'credential_wrong';
 }
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
@@ -65,7 +106,7 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new HttpError(400, `request body is not valid JSON: ${(error as Error).message}`);
+    throw new Refusal('body', 400, `request body is not valid JSON: ${(error as Error).message}`);
   }
 }
 
@@ -77,9 +118,9 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
 
   async function handle(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<void> {
     const origin = req.headers.origin;
-    if (origin !== undefined && !origins.has(origin)) throw new HttpError(403, `origin ${origin} may not call this codec server`);
+    if (origin !== undefined && !origins.has(origin)) throw new Refusal('origin', 403, `origin ${origin} may not call this codec server`);
     const operation = new URL(req.url ?? '/', 'http://codec').pathname.replace(/\/+$/, '').split('/').pop();
-    if (operation !== 'encode' && operation !== 'decode') throw new HttpError(404, 'the codec server answers POST …/encode and …/decode');
+    if (operation !== 'encode' && operation !== 'decode') throw new Refusal('path', 404, 'the codec server answers POST …/encode and …/decode');
     if (req.method === 'OPTIONS') {
       // Preflight: browsers send it without credentials, so it is answered before the token check.
       res.writeHead(204, {
@@ -91,16 +132,18 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
       res.end();
       return;
     }
-    if (req.method !== 'POST') throw new HttpError(405, `${operation} takes POST`, { allow: 'POST, OPTIONS' });
-    if (digest && !tokenMatches(req.headers.authorization, digest)) {
-      throw new HttpError(401, 'a valid "Authorization: Bearer <token>" header is required', { 'www-authenticate': 'Bearer' });
+    if (req.method !== 'POST') throw new Refusal('method', 405, `${operation} takes POST`, { allow: 'POST, OPTIONS' });
+    const problem = digest ? credentialProblem(req.headers.authorization, digest) : undefined;
+    if (problem) {
+      const said = problem === 'credential_missing' ? 'no Authorization header was sent' : "the bearer token sent is not this server's";
+      throw new Refusal(problem, 401, `a valid "Authorization: Bearer <token>" header is required: ${said}`, { 'www-authenticate': 'Bearer' });
     }
     const namespace = typeof req.headers['x-namespace'] === 'string' ? req.headers['x-namespace'] : undefined;
     if (options.namespace && namespace && namespace !== options.namespace) {
-      throw new HttpError(403, `this codec server decodes namespace ${options.namespace}, not ${namespace}`);
+      throw new Refusal('namespace', 403, `this codec server decodes namespace ${options.namespace}, not ${namespace}`);
     }
     const parsed = PayloadsJson.safeParse(await readBody(req));
-    if (!parsed.success) throw new HttpError(400, 'body must be {"payloads":[{"metadata":{...base64},"data":"<base64>"}]}');
+    if (!parsed.success) throw new Refusal('body', 400, 'body must be {"payloads":[{"metadata":{...base64},"data":"<base64>"}]}');
     let payloads = parsed.data.payloads.map(fromJson);
     if (operation === 'encode') {
       for (const codec of options.codecs) payloads = await codec.encode(payloads);
@@ -116,23 +159,65 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
     const origin = req.headers.origin;
     const cors: Record<string, string> =
       origin !== undefined && origins.has(origin) ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' } : { vary: 'Origin' };
+    const refused = (reason: RefusalReason, status: number, detail: string) => {
+      const namespace = typeof req.headers['x-namespace'] === 'string' ? req.headers['x-namespace'] : undefined;
+      const path = new URL(req.url ?? '/', 'http://codec').pathname;
+      options.onRefused?.({ reason, status, method: req.method ?? 'GET', path, ...(origin !== undefined ? { origin } : {}), ...(namespace ? { namespace } : {}), detail });
+    };
     handle(req, res, cors).catch((error: unknown) => {
-      if (error instanceof HttpError) return sendJson(res, error.status, { error: error.message }, { ...cors, ...error.headers });
+      if (error instanceof HttpError) {
+        refused(error instanceof Refusal ? error.reason : 'body', error.status, error.message);
+        return sendJson(res, error.status, { error: error.message }, { ...cors, ...error.headers });
+      }
       // A payload this server cannot decode (unknown key id, tampered data) is the caller's to see; anything else is ours.
       const kind = kindOf(error);
       const status = kind === 'not_found' || kind === 'bad_input' ? 422 : 500;
+      // casework's own errors name a key id or a failed check, never a payload's contents; anything else is logged by name only.
+      refused(status === 422 ? 'undecodable' : 'internal', status, kind ? (error as Error).message : `${(error as Error).name ?? 'Error'} while decoding`);
       sendJson(res, status, { error: status === 422 ? (error as Error).message : 'codec server failed; see its log' }, cors);
     });
   };
 }
 
-/** The origins the codec server admits: CASEWORK_CODEC_CORS_ORIGINS, else the origin of TEMPORAL_UI_URL. */
+/** Names of this machine's loopback interface: a browser on it may show the same UI under any of them. */
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1'];
+
+/**
+ * An origin and its loopback twins: the UI at http://localhost:8233 is the same page as at
+ * http://127.0.0.1:8233 (the dev server prints the one, compose publishes on the other), so
+ * either is admitted when the other is configured. Other origins stand alone.
+ */
+function withLoopbackTwins(origin: string): string[] {
+  const url = new URL(origin);
+  if (!LOOPBACK_NAMES.includes(url.hostname)) return [url.origin];
+  return LOOPBACK_NAMES.map((name) => {
+    const twin = new URL(url.origin);
+    twin.hostname = name;
+    return twin.origin;
+  });
+}
+
+/**
+ * The origins the codec server admits: CASEWORK_CODEC_CORS_ORIGINS, else the origin of
+ * TEMPORAL_UI_URL, each loopback origin with its twin (localhost and 127.0.0.1).
+ */
 export function allowedOriginsFor(config: Pick<Config, 'CASEWORK_CODEC_CORS_ORIGINS' | 'TEMPORAL_UI_URL'>): string[] {
-  if (config.CASEWORK_CODEC_CORS_ORIGINS)
-    return config.CASEWORK_CODEC_CORS_ORIGINS.split(',')
-      .map((o) => o.trim())
-      .filter(Boolean);
-  return [new URL(config.TEMPORAL_UI_URL).origin];
+  const configured = config.CASEWORK_CODEC_CORS_ORIGINS
+    ? config.CASEWORK_CODEC_CORS_ORIGINS.split(',')
+        .map((o) => o.trim())
+        .filter(Boolean)
+    : [config.TEMPORAL_UI_URL];
+  const origins: string[] = [];
+  for (const entry of configured) {
+    let twins: string[];
+    try {
+      twins = withLoopbackTwins(entry);
+    } catch {
+      throw new BadInputError(`CASEWORK_CODEC_CORS_ORIGINS: "${entry}" is not an origin (scheme://host[:port], e.g. http://127.0.0.1:8233)`);
+    }
+    for (const origin of twins) if (!origins.includes(origin)) origins.push(origin);
+  }
+  return origins;
 }
 
 /** A running codec server; `url` is what `--codec-endpoint` and the web UI's codec setting take. */
