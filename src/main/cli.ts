@@ -52,6 +52,8 @@ const COMMANDS: Record<string, () => Command> = {
       return 0;
     };
   },
+  seed: () => (require('./commands/seed') as typeof import('./commands/seed')).seedCommand,
+  dev: () => (require('./commands/dev') as typeof import('./commands/dev')).devCommand,
   memory: () => (require('./commands/memory') as typeof import('./commands/memory')).memoryCommand,
   bench: () => (require('./commands/bench') as typeof import('./commands/bench')).benchCommand,
 };
