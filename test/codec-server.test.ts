@@ -14,6 +14,7 @@ import { loadConfig, type Config } from '../src/config';
 import type { Database } from '../src/db/pool';
 import { findTemporalCli } from '../src/dev/env/temporal-cli';
 import { allowedOriginsFor, createCodecHandler, startCodecServer, type CodecRefusal } from '../src/server/codec-server';
+import { sessionValue } from '../src/server/codec-session';
 import { EncryptionCodec } from '../src/temporal/codec/encryption-codec';
 import { keyringOf } from '../src/temporal/codec/keys';
 import { codecFor, dataConverterFor, FAILURE_CONVERTER_PATH } from '../src/temporal/data-converter';
@@ -256,7 +257,7 @@ describe('codec server origins and refusals', () => {
         assert.equal(line.status, c.status);
         assert.equal(line.path, '/decode');
       }
-      assert.match(refusals.find((r) => r.reason === 'credential_missing')!.detail, /no Authorization header was sent/);
+      assert.match(refusals.find((r) => r.reason === 'credential_missing')!.detail, /no Authorization header or sign-in cookie was sent/);
       assert.equal(refusals[0]!.origin, 'http://localhost:9999', 'the refused origin is named');
       assert.match(refusals.find((r) => r.reason === 'undecodable')!.detail, /retired-2024/);
       const logged = JSON.stringify(refusals);
@@ -267,6 +268,74 @@ describe('codec server origins and refusals', () => {
       assert.equal(answered.length, 1);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('signing in from a browser (the web UI sends cookies, not a bearer token)', () => {
+  let server: Server;
+  let base: string;
+  const refusals: CodecRefusal[] = [];
+  before(async () => {
+    server = createServer(
+      createCodecHandler({ codecs: [new EncryptionCodec(keyring)], token: TOKEN, allowedOrigins: [UI_ORIGIN], namespace: 'default', onRefused: (e) => refusals.push(e) }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const signIn = (token: string, headers: Record<string, string> = {}) =>
+    fetch(`${base}/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ token }).toString() });
+  const decode = (headers: Record<string, string>) =>
+    fetch(`${base}/decode`, { method: 'POST', headers: { 'content-type': 'application/json', origin: UI_ORIGIN, ...headers }, body: JSON.stringify({ payloads: [] }) });
+
+  test("signing in with the token sets an HttpOnly, SameSite=Lax cookie that then stands for the token on the UI's calls", async () => {
+    const form = await fetch(`${base}/sign-in`);
+    assert.equal(form.status, 200);
+    assert.match(await form.text(), /name="token"/);
+    const res = await signIn(TOKEN, { origin: base });
+    assert.equal(res.status, 200);
+    const cookie = res.headers.get('set-cookie') ?? '';
+    assert.match(cookie, /^casework_codec=v1\.\d+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=43200$/);
+    assert.ok(!cookie.includes(TOKEN), 'the cookie is not the token');
+    const pair = cookie.split(';')[0]!;
+    const decoded = await decode({ cookie: pair });
+    assert.equal(decoded.status, 200);
+    assert.equal(decoded.headers.get('access-control-allow-credentials'), 'true');
+    assert.equal(decoded.headers.get('access-control-allow-origin'), UI_ORIGIN);
+    assert.match(await (await fetch(`${base}/sign-in`, { headers: { cookie: pair } })).text(), /signed in/);
+    const behindTls = await signIn(TOKEN, { 'x-forwarded-proto': 'https' });
+    assert.match(behindTls.headers.get('set-cookie') ?? '', /; Secure$/);
+  });
+
+  test('a wrong token signs nothing in; a forged or expired cookie is refused, each with one line saying why', async () => {
+    const before = refusals.length;
+    const wrong = await signIn('not-the-token-0123');
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.headers.get('set-cookie'), null);
+    const forged = await decode({ cookie: `casework_codec=v1.9999999999.${'A'.repeat(43)}` });
+    assert.equal(forged.status, 401);
+    const expiredAt = Date.now() - 13 * 3600 * 1000;
+    const expired = await decode({ cookie: `casework_codec=${sessionValue(TOKEN, expiredAt)}` });
+    assert.equal(expired.status, 401);
+    assert.match(((await expired.json()) as { error: string }).error, /sign-in cookie is expired/);
+    const other = await decode({ cookie: `casework_codec=${sessionValue('another-token-0123456789', Date.now())}` });
+    assert.equal(other.status, 401, 'a cookie signed for another token is no good here');
+    const lines = refusals.slice(before);
+    assert.deepEqual(
+      lines.map((l) => l.reason),
+      ['credential_wrong', 'credential_wrong', 'credential_wrong', 'credential_wrong'],
+    );
+    assert.match(lines[1]!.detail, /forged/);
+    assert.ok(!JSON.stringify(lines).includes('not-the-token'), 'the token sent is never logged');
+  });
+
+  test("a sign-in posted from another origin (the UI's page, or any site) is refused", async () => {
+    for (const origin of [UI_ORIGIN, 'https://evil.example']) {
+      const res = await signIn(TOKEN, { origin });
+      assert.equal(res.status, 403, origin);
+      assert.equal(res.headers.get('set-cookie'), null);
     }
   });
 });

@@ -291,6 +291,18 @@ describe('docker-compose.yml', { skip }, () => {
     }
   });
 
+  test('the web UI calls the codec server where the browser reaches it, with cookies, so a codec sign-in works without a bearer header', () => {
+    for (const env of [OPERATOR_ENV, { ...OPERATOR_ENV, CASEWORK_CODEC_PUBLISH_PORT: '18089' }]) {
+      const ui = environmentOf('temporal-ui', env);
+      const [host, port] = (service('casework-codec').ports ?? []).map((p) => interpolateAll(String(p), env))[0]!.split(':');
+      assert.equal(ui.TEMPORAL_CODEC_ENDPOINT, `http://${host}:${port}`);
+      assert.equal(ui.TEMPORAL_CODEC_INCLUDE_CREDENTIALS, 'true');
+      const uiHost = (service('temporal-ui').ports ?? []).map((p) => interpolateAll(String(p), env))[0]!.split(':')[0];
+      assert.equal(host, uiHost, 'the UI and the codec server share a host name, so the sign-in cookie is same-site');
+    }
+    assert.ok(environmentOf('casework-codec', OPERATOR_ENV).CASEWORK_CODEC_SERVER_TOKEN, 'the codec server still requires its token');
+  });
+
   test('every casework variable it sets is one casework reads, with a value casework accepts', () => {
     for (const name of ['casework-worker', 'casework-api', 'casework-console']) {
       const env = environmentOf(name, OPERATOR_ENV);

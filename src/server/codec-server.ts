@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { Config } from '../config';
 import { BadInputError, kindOf, RefusedError } from '../errors';
 import { productionMode } from '../temporal/codec/keys';
+import { codecCookie, ownOrigin, sessionCookieOf, sessionProblem, sessionValue, SIGN_IN_HEADERS, signInPage } from './codec-session';
 import { HttpError, readBodyText, sendJson } from './http';
 
 // Temporal's codec-server protocol: POST …/encode and …/decode, each taking and answering
@@ -116,10 +117,63 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
   const origins = new Set(options.allowedOrigins);
   const storage = options.externalStorage ? new ExternalStorageRunner(options.externalStorage) : undefined;
 
+  /** The browser sign-in (codec-session.ts): its own page, so it answers its own origin, not the UI's. */
+  async function signIn(req: IncomingMessage, res: ServerResponse, segment: 'sign-in' | 'sign-out'): Promise<void> {
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== ownOrigin(req)) throw new Refusal('origin', 403, `origin ${origin} may not sign in here: open this server's own sign-in page`);
+    const page = (status: number, html: string, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { ...SIGN_IN_HEADERS, ...headers });
+      res.end(html);
+    };
+    const namespace = options.namespace;
+    if (options.token === undefined)
+      return page(200, signInPage({ namespace, note: 'This codec server requires no token (loopback development): the web UI may call it as it is.' }));
+    if (req.method === 'GET') {
+      const cookie = sessionCookieOf(req);
+      return page(200, signInPage({ namespace, signedIn: cookie !== undefined && sessionProblem(cookie, options.token) === undefined }));
+    }
+    if (req.method !== 'POST') throw new Refusal('method', 405, `${segment} takes GET or POST`, { allow: 'GET, POST' });
+    if (segment === 'sign-out') return page(200, signInPage({ namespace, note: 'Signed out.' }), { 'set-cookie': codecCookie(req, null) });
+    const sent = new URLSearchParams(await readBodyText(req, 4096)).get('token')?.trim() ?? '';
+    const problem = !sent ? 'credential_missing' : credentialProblem(`Bearer ${sent}`, digest!);
+    if (problem) {
+      options.onRefused?.({
+        reason: problem,
+        status: 401,
+        method: 'POST',
+        path: new URL(req.url ?? '/', 'http://codec').pathname,
+        ...(origin !== undefined ? { origin } : {}),
+        detail: problem === 'credential_missing' ? 'sign-in without a token' : "sign-in with a token that is not this server's",
+      });
+      return page(401, signInPage({ namespace, note: "That is not this codec server's token." }));
+    }
+    page(200, signInPage({ namespace, signedIn: true, note: 'Signed in.' }), { 'set-cookie': codecCookie(req, sessionValue(options.token)) });
+  }
+
+  /** Why the request is not authorised: its bearer token, else its sign-in cookie; undefined when one of them is good. */
+  function authProblem(req: IncomingMessage): { reason: 'credential_missing' | 'credential_wrong'; said: string } | undefined {
+    if (!digest || options.token === undefined) return undefined;
+    const header = credentialProblem(req.headers.authorization, digest);
+    if (!header) return undefined;
+    const cookie = sessionCookieOf(req);
+    if (header === 'credential_missing' && cookie !== undefined) {
+      const problem = sessionProblem(cookie, options.token);
+      return problem ? { reason: 'credential_wrong', said: `the sign-in cookie is ${problem}: sign in again at this server's /sign-in page` } : undefined;
+    }
+    return header === 'credential_missing'
+      ? {
+          reason: header,
+          said: 'no Authorization header or sign-in cookie was sent (from the web UI: sign in at this server\'s /sign-in page and turn on "Include cross-origin credentials")',
+        }
+      : { reason: header, said: "the bearer token sent is not this server's" };
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<void> {
     const origin = req.headers.origin;
+    const segment = new URL(req.url ?? '/', 'http://codec').pathname.replace(/\/+$/, '').split('/').pop();
+    if (segment === 'sign-in' || segment === 'sign-out') return signIn(req, res, segment);
     if (origin !== undefined && !origins.has(origin)) throw new Refusal('origin', 403, `origin ${origin} may not call this codec server`);
-    const operation = new URL(req.url ?? '/', 'http://codec').pathname.replace(/\/+$/, '').split('/').pop();
+    const operation = segment;
     if (operation !== 'encode' && operation !== 'decode') throw new Refusal('path', 404, 'the codec server answers POST …/encode and …/decode');
     if (req.method === 'OPTIONS') {
       // Preflight: browsers send it without credentials, so it is answered before the token check.
@@ -133,10 +187,9 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
       return;
     }
     if (req.method !== 'POST') throw new Refusal('method', 405, `${operation} takes POST`, { allow: 'POST, OPTIONS' });
-    const problem = digest ? credentialProblem(req.headers.authorization, digest) : undefined;
+    const problem = authProblem(req);
     if (problem) {
-      const said = problem === 'credential_missing' ? 'no Authorization header was sent' : "the bearer token sent is not this server's";
-      throw new Refusal(problem, 401, `a valid "Authorization: Bearer <token>" header is required: ${said}`, { 'www-authenticate': 'Bearer' });
+      throw new Refusal(problem.reason, 401, `a valid "Authorization: Bearer <token>" header or sign-in cookie is required: ${problem.said}`, { 'www-authenticate': 'Bearer' });
     }
     const namespace = typeof req.headers['x-namespace'] === 'string' ? req.headers['x-namespace'] : undefined;
     if (options.namespace && namespace && namespace !== options.namespace) {

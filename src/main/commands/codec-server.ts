@@ -36,6 +36,9 @@ export async function codecServerCommand(args: string[], config: Config, out: Ou
       `  CLI:    temporal workflow show -w <id> --codec-endpoint ${server.url}${effective.CASEWORK_CODEC_SERVER_TOKEN ? ' --codec-auth "Bearer $CASEWORK_CODEC_SERVER_TOKEN"' : ''}`,
     );
     out(`  web UI: temporal server start-dev --ui-codec-endpoint ${server.url}  (or the UI's Codec Server setting)`);
+    if (effective.CASEWORK_CODEC_SERVER_TOKEN) {
+      out(`          the UI sends no bearer token: sign in once at ${server.url}/sign-in and turn on "Include cross-origin credentials"`);
+    }
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
