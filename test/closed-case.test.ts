@@ -11,7 +11,7 @@ import { lazyClient, startServer, type RunningServer } from '../src/server/start
 import { connectClient, type TemporalClient } from '../src/temporal/client';
 import { consoleAgent, visibleText } from './support/console-agent';
 import { openTestDatabase, unique } from './support/db';
-import { send, ticket } from './support/investigate';
+import { example, send, ticket } from './support/investigate';
 import { startTestWorker, type TestWorker } from './support/temporal';
 
 // Reading cases when no worker polls their task queue: the cases are made by a real worker on a
@@ -36,6 +36,7 @@ let closedEvent: TicketEvent;
 let closed: InvestigationStatus;
 let closedId: string;
 let runningId: string;
+let pendingId: string;
 
 interface Answer {
   status: number;
@@ -62,6 +63,11 @@ function casework(args: string[], env: Record<string, string>): Promise<{ code: 
 before(async () => {
   db = await openTestDatabase({ seed: true });
   tw = await startTestWorker({ pool: db.app });
+  // First, before any case of Dana's is closed into her memory: the dispute pauses at its refund request.
+  const refund = example('dana-5102');
+  pendingId = investigationId(refund.ticketId);
+  const paused = await send(tw, refund);
+  assert.equal(paused.status, 'awaiting_approval', 'a case waits for a refund decision');
   closedEvent = ticket('cust_dana', 'Where is my order 5102? It says delivered but nothing came.');
   closedId = investigationId(closedEvent.ticketId);
   await send(tw, closedEvent);
@@ -152,6 +158,11 @@ describe('the console with no worker polling', () => {
     assert.match(text, /closed/);
     assert.match(text, /get_order.{0,80} → /, 'each tool call is shown with its result, read from the log');
     assert.doesNotMatch(text, /no result yet/);
+    const inbox = await agent.get('/console/inbox');
+    assert.equal(inbox.status, 503, 'a refund waits, but no worker can say for whom: the inbox does not claim nothing waits');
+    assert.match(visibleText(inbox.text), /no worker answered for investigation-/);
+    assert.ok(Number(inbox.headers.get('retry-after')) > 0);
+    assert.equal((await agent.get(`/console/cases/${pendingId}`)).status, 503);
     const running = await agent.get(`/console/cases/${runningId}`);
     assert.equal(running.status, 503, `${visibleText(running.text).slice(0, 300)} ${JSON.stringify(logs.filter((l) => l.status === 500))}`);
     assert.match(visibleText(running.text), /no worker answered/);

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { askRunning, describeCase, readCaseStatus, runInput, type CaseRun } from '../../client/case-status';
+import { NoWorkerAnsweredError } from '../../client/investigations';
 import { messagesOfEntries, wholeTranscript } from '../../context/log-messages';
 import type { TranscriptLog } from '../../db/transcript-log';
 import { openInvestigationsQuery } from '../../observability/visibility';
@@ -119,7 +120,17 @@ export function awaitingDecision(status: InvestigationStatus): boolean {
  */
 export async function pendingCases(source: CaseSource, taskQueue: string): Promise<CaseView[]> {
   const ids = await pendingWorkflowIds(source.client, taskQueue);
-  const cases = await mapLimited(ids, PARALLEL_READS, (id) => readCase(source, id.workflowId, { runId: id.runId, taskQueue }));
+  // Every listed case runs on this one task queue: once no worker answers for one, the rest are not asked (each would wait as long).
+  let noWorker: NoWorkerAnsweredError | undefined;
+  const cases = await mapLimited(ids, PARALLEL_READS, async (id) => {
+    if (noWorker) throw noWorker;
+    return readCase(source, id.workflowId, { runId: id.runId, taskQueue }).catch((error: unknown) => {
+      if (error instanceof NoWorkerAnsweredError) noWorker = error;
+      throw error;
+    });
+  });
+  // Requests are waiting, but no one could be read: an empty inbox would say nothing waits.
+  if (noWorker && cases.every((c) => c === null)) throw noWorker;
   return cases
     .filter((c): c is CaseView => c !== null && awaitingDecision(c.status))
     .sort((a, b) => (a.status.pendingApproval?.requested_at ?? '').localeCompare(b.status.pendingApproval?.requested_at ?? ''));
