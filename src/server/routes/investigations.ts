@@ -75,7 +75,7 @@ export async function getInvestigation(ctx: RouteContext, principal: Principal, 
 }
 
 /** How long a read waits for a worker's answer: inside the route's own Temporal deadline, leaving room for describe. */
-export function queryWaitMs(ctx: RouteContext): number {
+function queryWaitMs(ctx: RouteContext): number {
   return Math.max(500, ctx.temporalTimeoutMs - 1_000);
 }
 
