@@ -7,6 +7,27 @@ import { describeIssues } from './schemas/issues';
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 const num = (fallback: number) => z.coerce.number().nonnegative().default(fallback);
 
+/** True when `text` parses as a URL whose scheme is one of `schemes` ("postgres:", "http:", …). */
+function isUrlOf(text: string, schemes: readonly string[]): boolean {
+  try {
+    return schemes.includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
+// Checked when the process starts, so a typo exits 2 naming the variable instead of a worker
+// or server retrying a connection it can never make.
+const postgresUrl = () => z.string().refine((v) => isUrlOf(v, ['postgres:', 'postgresql:']), 'must be a Postgres URL, e.g. postgres://user:password@host:5432/database');
+const httpUrl = () => z.string().refine((v) => isUrlOf(v, ['http:', 'https:']), 'must be an http:// or https:// URL');
+const hostPort = () =>
+  z
+    .string()
+    .refine(
+      (v) => /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$/.test(v) && Number(v.slice(v.lastIndexOf(':') + 1)) <= 65535,
+      'must be host:port, e.g. 127.0.0.1:7233 (no scheme)',
+    );
+
 /** The folder holding package.json, migrations/ and .tools/, whether casework runs from src/ or from dist/. */
 export const PROJECT_ROOT = ((): string => {
   for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, 'package.json'))) return dir;
@@ -15,20 +36,20 @@ export const PROJECT_ROOT = ((): string => {
 
 /** Everything casework reads from the environment, validated once at start. */
 export const ConfigSchema = z.object({
-  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  TEMPORAL_ADDRESS: hostPort().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('casework'),
   TEMPORAL_API_KEY: z.string().optional(),
   TEMPORAL_TLS: z.enum(['true', 'false']).optional(),
   TEMPORAL_TLS_CERT_PATH: z.string().optional(),
   TEMPORAL_TLS_KEY_PATH: z.string().optional(),
-  TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
-  DATABASE_URL: z.string().optional(),
+  TEMPORAL_UI_URL: httpUrl().default('http://127.0.0.1:8233'),
+  DATABASE_URL: postgresUrl().optional(),
   /** Where the embedded Postgres keeps its files when DATABASE_URL is unset. */
   CASEWORK_DATA_DIR: z.string().default('.data'),
   CASEWORK_DB_POOL_SIZE: int(8),
   ANTHROPIC_API_KEY: z.string().optional(),
-  ANTHROPIC_BASE_URL: z.string().optional(),
+  ANTHROPIC_BASE_URL: httpUrl().optional(),
   CASEWORK_MODEL: z.string().default('claude-sonnet-4-5'),
   CASEWORK_MAX_TOKENS: int(2048),
   CASEWORK_MODEL_TIMEOUT_MS: int(120_000),
@@ -63,7 +84,7 @@ export const ConfigSchema = z.object({
   /** The hosted embedding model (voyage default: voyage-3.5; required for openai). */
   CASEWORK_EMBEDDINGS_MODEL: z.string().optional(),
   /** The hosted API's base URL, up to and including /v1. */
-  CASEWORK_EMBEDDINGS_BASE_URL: z.string().optional(),
+  CASEWORK_EMBEDDINGS_BASE_URL: httpUrl().optional(),
   /** The hosted API's key. Secret: set it from the environment. */
   CASEWORK_EMBEDDINGS_API_KEY: z.string().optional(),
   /** Vector length to ask a hosted model for; unset, the model's own. */
@@ -143,7 +164,7 @@ export const ConfigSchema = z.object({
   /** A desk's rate limit (429) asking for at most this many seconds in all is waited out inside the post; a longer one ends the attempt and Temporal retries after exactly the desk's delay. */
   CASEWORK_DESK_RATE_LIMIT_WAIT_SECONDS: int(10),
   /** Zendesk: API base (https://<subdomain>.zendesk.com), agent email + API token, and the webhook's signing secret. */
-  CASEWORK_ZENDESK_BASE_URL: z.string().optional(),
+  CASEWORK_ZENDESK_BASE_URL: httpUrl().optional(),
   CASEWORK_ZENDESK_EMAIL: z.string().optional(),
   CASEWORK_ZENDESK_API_TOKEN: z.string().optional(),
   CASEWORK_ZENDESK_WEBHOOK_SECRET: z.string().optional(),
@@ -152,7 +173,7 @@ export const ConfigSchema = z.object({
   /** Zendesk group a case handed to a person is assigned to (its id); unset, the assignment is left alone. */
   CASEWORK_ZENDESK_HANDOFF_GROUP_ID: z.string().optional(),
   /** Intercom: API base, access token, the app's client secret (signs webhooks) and the admin casework replies as. */
-  CASEWORK_INTERCOM_BASE_URL: z.string().default('https://api.intercom.io'),
+  CASEWORK_INTERCOM_BASE_URL: httpUrl().default('https://api.intercom.io'),
   CASEWORK_INTERCOM_ACCESS_TOKEN: z.string().optional(),
   CASEWORK_INTERCOM_CLIENT_SECRET: z.string().optional(),
   CASEWORK_INTERCOM_ADMIN_ID: z.string().optional(),
@@ -163,7 +184,7 @@ export const ConfigSchema = z.object({
   /** Intercom admin a case handed to a person is assigned to; unset, the assignment is left alone. */
   CASEWORK_INTERCOM_HANDOFF_ADMIN_ID: z.string().optional(),
   /** Freshdesk: API base (https://<domain>.freshdesk.com), API key, and the shared secret the automation rule sends in X-Casework-Webhook-Token. */
-  CASEWORK_FRESHDESK_BASE_URL: z.string().optional(),
+  CASEWORK_FRESHDESK_BASE_URL: httpUrl().optional(),
   CASEWORK_FRESHDESK_API_KEY: z.string().optional(),
   CASEWORK_FRESHDESK_WEBHOOK_TOKEN: z.string().optional(),
   /** Freshdesk status id per case state, overriding the defaults (docs/desks.md; 7 is "Waiting on Third Party" in a default account); checked at start. */
@@ -171,7 +192,7 @@ export const ConfigSchema = z.object({
   /** Freshdesk group a case handed to a person is assigned to (its id); unset, the assignment is left alone. */
   CASEWORK_FRESHDESK_HANDOFF_GROUP_ID: z.string().optional(),
   /** Generic outbound webhook for other desks: where replies and status changes are POSTed, and the HMAC secret that signs them. */
-  CASEWORK_DESK_WEBHOOK_URL: z.string().optional(),
+  CASEWORK_DESK_WEBHOOK_URL: httpUrl().optional(),
   CASEWORK_DESK_WEBHOOK_SECRET: z.string().optional(),
   // ---- end of support desks
   // Payload privacy and size (src/temporal/codec/, src/temporal/storage/, src/server/codec-server.ts).
@@ -190,7 +211,7 @@ export const ConfigSchema = z.object({
   /** The S3 (or MinIO) bucket for CASEWORK_PAYLOAD_STORE=s3; credentials come from the AWS SDK's usual chain (AWS_ACCESS_KEY_ID, ...). */
   CASEWORK_S3_BUCKET: z.string().optional(),
   /** An S3-compatible endpoint (MinIO: http://minio:9000); unset, AWS S3. */
-  CASEWORK_S3_ENDPOINT: z.string().optional(),
+  CASEWORK_S3_ENDPOINT: httpUrl().optional(),
   CASEWORK_S3_REGION: z.string().default('us-east-1'),
   /** Key prefix inside the bucket. */
   CASEWORK_S3_PREFIX: z.string().default('casework/payloads/'),

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { ConfigSchema, loadConfig } from '../src/config';
 import type { Database } from '../src/db/pool';
 import { SEARCH_ATTRIBUTE_FLAGS } from '../src/schemas/search-attributes';
+import { allowedOriginsFor } from '../src/server/codec-server';
 import { openTestDatabase, unique } from './support/db';
 import { freePort } from './support/net';
 
@@ -337,6 +338,28 @@ describe('docker-compose.yml', { skip }, () => {
     for (const missing of Object.keys(OPERATOR_ENV)) {
       assert.throws(() => interpolateAll(compose.services, { ...OPERATOR_ENV, [missing]: '' }), new RegExp(missing), `without ${missing} compose refuses to start`);
     }
+  });
+
+  test('the codec server admits the web UI where compose publishes it, on its default port or another', () => {
+    for (const env of [OPERATOR_ENV, { ...OPERATOR_ENV, TEMPORAL_UI_PUBLISH_PORT: '18233' }]) {
+      const published = (service('temporal-ui').ports ?? []).map((p) => interpolateAll(String(p), env));
+      const [host, port] = (published[0] ?? '').split(':');
+      const origins = allowedOriginsFor(loadConfig(environmentOf('casework-codec', env)));
+      assert.ok(origins.includes(`http://${host}:${port}`), `the UI published at ${host}:${port} is admitted (${origins.join(', ')})`);
+      assert.ok(origins.includes(`http://localhost:${port}`), 'and the same page opened as localhost');
+    }
+  });
+
+  test('the web UI calls the codec server where the browser reaches it, with cookies, so a codec sign-in works without a bearer header', () => {
+    for (const env of [OPERATOR_ENV, { ...OPERATOR_ENV, CASEWORK_CODEC_PUBLISH_PORT: '18089' }]) {
+      const ui = environmentOf('temporal-ui', env);
+      const [host, port] = (service('casework-codec').ports ?? []).map((p) => interpolateAll(String(p), env))[0]!.split(':');
+      assert.equal(ui.TEMPORAL_CODEC_ENDPOINT, `http://${host}:${port}`);
+      assert.equal(ui.TEMPORAL_CODEC_INCLUDE_CREDENTIALS, 'true');
+      const uiHost = (service('temporal-ui').ports ?? []).map((p) => interpolateAll(String(p), env))[0]!.split(':')[0];
+      assert.equal(host, uiHost, 'the UI and the codec server share a host name, so the sign-in cookie is same-site');
+    }
+    assert.ok(environmentOf('casework-codec', OPERATOR_ENV).CASEWORK_CODEC_SERVER_TOKEN, 'the codec server still requires its token');
   });
 
   test('every casework variable it sets is one casework reads, with a value casework accepts', () => {

@@ -161,6 +161,32 @@ describe('the approvals inbox', () => {
     newer = await pendingRefund(tw, model, 1200, 'Charged twice for one parcel.');
   });
 
+  test('an approver-only session is shown no link it cannot open; a support session is shown the memory links', async () => {
+    const links = (html: string) => [...html.matchAll(/href="(\/console[^"]*)"/g)].map((m) => m[1]!).filter((href) => !href.startsWith('/console/assets/'));
+    const lead = await signedIn(LEAD);
+    const inbox = await lead.get('/console/inbox');
+    const timeline = await lead.get(`/console/cases/${older.id}`);
+    const shown = [...new Set([...links(inbox.text), ...links(timeline.text)])];
+    assert.ok(shown.includes(`/console/cases/${older.id}`), 'the case timeline is linked');
+    assert.deepEqual(
+      shown.filter((href) => href.startsWith('/console/customers')),
+      [],
+      'no memory link for a key without the support grant',
+    );
+    for (const href of shown) {
+      const res = await lead.get(href);
+      // The console's root redirects to the inbox: the page it lands on must open too.
+      assert.equal((res.status === 303 ? await lead.follow(res) : res).status, 200, href);
+    }
+    const support = await signedIn(SUPPORT, 'Sam');
+    const supportLinks = [...links((await support.get('/console/inbox')).text), ...links((await support.get(`/console/cases/${older.id}`)).text)];
+    assert.ok(supportLinks.includes('/console/customers'), 'the support grant sees the memory pages');
+    assert.ok(
+      supportLinks.some((href) => /^\/console\/customers\/c_/.test(href)),
+      "and each case's customer memory",
+    );
+  });
+
   test('lists each pending refund oldest first, with customer, order, amount, reason, the evidence decoded, the wait, the reminder and the auto-deny', async () => {
     const lead = await signedIn(LEAD);
     // Visibility is eventually consistent: the status upsert can take a moment to be listed.

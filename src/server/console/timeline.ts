@@ -4,7 +4,7 @@ import type { CaseView } from './cases';
 import { marksOf, tokensChart } from './chart';
 import { count, money, usd, when } from './format';
 import { html, trusted } from './html';
-import { page } from './layout';
+import { mayOpenMemory, page } from './layout';
 import { noClearingEstimate } from './no-clearing';
 import type { CustomerRefs } from './refs';
 import type { Session } from './session';
@@ -38,7 +38,9 @@ export function timelinePage(view: CaseView, ctx: TimelineContext): string {
   const compactions = status.steps.filter((s) => marksOf(s).compaction).length;
   const body = html` <h1>Case ${status.ticketId} <span class="muted">· ${status.status.replace(/_/g, ' ')}</span></h1>
     <div class="facts card">
-      <div><span>Customer</span><a href="/console/customers/${ctx.refs.refOf(status.customerId)}">${status.customerId}</a></div>
+      <div>
+        <span>Customer</span>${mayOpenMemory(ctx.session) ? html`<a href="/console/customers/${ctx.refs.refOf(status.customerId)}">${status.customerId}</a>` : status.customerId}
+      </div>
       <div><span>Status</span><span data-case-status>${status.status}</span></div>
       <div><span>Steps</span>${status.step}</div>
       <div><span>Model</span>${status.model ?? 'none yet'}</div>
