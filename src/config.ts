@@ -93,6 +93,8 @@ export const ConfigSchema = z.object({
   CASEWORK_PRICE_OUTPUT_PER_MTOK: num(20),
   CASEWORK_PRICE_CACHE_WRITE_MULTIPLIER: num(1.25),
   CASEWORK_PRICE_CACHE_READ_MULTIPLIER: num(0.1),
+  /** USD of model calls one case is expected to stay under; exported as casework_case_budget_usd for the cost-per-case alert. */
+  CASEWORK_CASE_BUDGET_USD: num(0.5),
   CASEWORK_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** The ticket-event HTTP endpoint (`casework serve`): port and interface it listens on. */
   CASEWORK_HTTP_PORT: int(8080),

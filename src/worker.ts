@@ -18,6 +18,7 @@ import { installTelemetry } from './observability/logging';
 import { processMetrics, type CaseworkMetrics } from './observability/metrics';
 import { connectClient } from './temporal/client';
 import { deskSettings, type DeskSettings } from './desk/settings';
+import { pricesFromConfig } from './settings';
 import { CONNECT_ATTEMPTS, connectionOptions, withConnectTimeout } from './temporal/connection';
 import { loadKeyring } from './temporal/codec/keys';
 import { codecFor, dataConverterFor, FAILURE_CONVERTER_PATH, payloadStoreFor } from './temporal/data-converter';
@@ -85,6 +86,12 @@ export function connectWorker(config: Config): Promise<NativeConnection> {
 export function createWorker(deps: WorkerDeps): Promise<Worker> {
   const { config } = deps;
   const metrics = deps.metrics ?? processMetrics();
+  metrics.setPrices(pricesFromConfig(config));
+  metrics.setLimits({
+    approvalReminderSeconds: config.CASEWORK_APPROVAL_REMINDER_HOURS * 3600,
+    approvalAutoDenySeconds: config.CASEWORK_APPROVAL_TIMEOUT_HOURS * 3600,
+    caseBudgetUsd: config.CASEWORK_CASE_BUDGET_USD,
+  });
   const desk = deps.desk ?? deskSettings(config);
   // A prebuilt bundle carries its own workflow interceptors; passing them again only draws a warning.
   const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = deps.workflowBundlePath
@@ -193,6 +200,7 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
             temporalMetricsPort: installTelemetry(config).temporalMetricsPort,
             client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: dataConverterFor(config, db.app) }),
             health: () => ({ ok: worker.getState() === 'RUNNING', worker: worker.getState(), taskQueue: config.TEMPORAL_TASK_QUEUE }),
+            admin: { pool: db.admin, approvalReminderSeconds: config.CASEWORK_APPROVAL_REMINDER_HOURS * 3600 },
           });
         }
         log(

@@ -41,7 +41,7 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
     }
     const problems = requestProblems(built);
     if (problems.length) {
-      handOff(run, `the conversation breaks the Messages API's rules and could not be repaired: ${problems.join('; ')}`);
+      handOff(run, 'transcript_invalid', `the conversation breaks the Messages API's rules and could not be repaired: ${problems.join('; ')}`);
       return null;
     }
     const extra = settings.thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, context_management: contextManagementEdits(settings.keepRecent) } : undefined;
@@ -71,7 +71,7 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     if (plan) skipAfterFailedCall(s, plan);
-    handOff(run, `the model could not be asked: ${failureText(error)}`);
+    handOff(run, 'model_failed', `the model could not be asked: ${failureText(error)}`);
     return null;
   }
 }
@@ -96,7 +96,7 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
         else results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.content, ...(outcome.is_error ? { is_error: true } : {}) });
       }
       s.transcript.push(toolResultMessage(results, drainInbox()));
-      if (unavailable) handOff(run, unavailable);
+      if (unavailable) handOff(run, 'tool_unavailable', unavailable);
       else publish(id, s);
       return;
     }
@@ -107,13 +107,13 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
     case 'empty':
       s.emptyReplies += 1;
       if (s.emptyReplies > MAX_EMPTY_REPLIES) {
-        handOff(run, `the model gave ${s.emptyReplies} empty replies in a row`);
+        handOff(run, 'empty_replies', `the model gave ${s.emptyReplies} empty replies in a row`);
         return;
       }
       appendUserText(s.transcript, [{ type: 'text', text: EMPTY_REPLY_NUDGE }]);
       return;
     case 'refused':
-      handOff(run, `the model declined to answer${plan.text ? `: ${plan.text.slice(0, 300)}` : ''}`);
+      handOff(run, 'model_declined', `the model declined to answer${plan.text ? `: ${plan.text.slice(0, 300)}` : ''}`);
       return;
     case 'reply':
       s.lastReply = plan.text;
