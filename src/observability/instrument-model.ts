@@ -4,7 +4,7 @@ import { MODEL_FAILURE, toActivityFailure } from '../model/errors';
 import type { Model } from '../model/port';
 import type { ModelReply, ModelRequest } from '../schemas/model';
 import type { CaseworkMetrics, ModelOutcome } from './metrics';
-import { inSpan } from './tracing';
+import { currentTracing, inSpan } from './tracing';
 import { SpanKind, type Span } from '@opentelemetry/api';
 
 // The model port is wrapped, not the callModel activity, because compaction and the bulk-read
@@ -48,6 +48,8 @@ function recordReply(span: Span | undefined, reply: ModelReply): void {
  */
 export function instrumentModel(model: Model, metrics: CaseworkMetrics, options: { requestModel?: string } = {}): Model {
   const requestModel = options.requestModel ?? model.label;
+  // Decided when the worker is made, as its interceptors are: a worker made untraced makes no model spans.
+  const tracing = currentTracing() ?? null;
   return {
     label: model.label,
     offline: model.offline,
@@ -61,7 +63,7 @@ export function instrumentModel(model: Model, metrics: CaseworkMetrics, options:
         'casework.model.purpose': request.purpose,
         'casework.model.offline': model.offline === true,
       };
-      return inSpan(`chat ${requestModel}`, attributes, (span) => counted(request, span), SpanKind.CLIENT);
+      return inSpan(`chat ${requestModel}`, attributes, (span) => counted(request, span), { kind: SpanKind.CLIENT, tracing });
     },
   };
 

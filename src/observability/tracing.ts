@@ -67,12 +67,19 @@ export function startTracing(config: Pick<Config, 'OTEL_EXPORTER_OTLP_ENDPOINT'>
 }
 
 /**
- * Runs `fn` in a span named `name` (a child of the active span) when tracing is on; straight
- * through when it is off. A thrown error marks the span as failed with the error's class only.
+ * Runs `fn` in a span named `name` (a child of the active span) when tracing is on (the
+ * process's, or the `tracing` a component captured when it was made); straight through when it
+ * is off. A thrown error marks the span as failed with the error's class only.
  */
-export async function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span | undefined) => Promise<T>, kind: SpanKind = SpanKind.INTERNAL): Promise<T> {
-  const tracing = active;
+export async function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  fn: (span: Span | undefined) => Promise<T>,
+  options: { kind?: SpanKind; tracing?: Tracing | null } = {},
+): Promise<T> {
+  const tracing = options.tracing === undefined ? active : options.tracing;
   if (!tracing) return fn(undefined);
+  const kind = options.kind ?? SpanKind.INTERNAL;
   return tracing.tracer.startActiveSpan(name, { attributes, kind }, async (span) => {
     try {
       return await fn(span);
