@@ -8,6 +8,9 @@ import { METRIC } from '../src/observability/metrics';
 import { TEMPORAL_RUNTIME_METRICS } from '../src/observability/metric-catalog';
 import { WORKFLOW_METRIC } from '../src/schemas/workflow-metrics';
 import type { TicketEvent } from '../src/schemas/event';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Model } from '../src/model/port';
+import { createOfflineModel } from '../src/model/offline';
 import type { InvestigationStatus } from '../src/schemas/investigation';
 import { approvalAgesFrom } from '../src/observability/approval-ages';
 import { EMBEDDED_SHARED_SESSION, openTestDatabase, unique } from './support/db';
@@ -34,6 +37,29 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 /** The sum of a metric's samples over every value of `over`, among `values`. */
 function sumOver(text: string, name: string, over: string, values: string[], labels: Record<string, string> = {}): number {
   return values.reduce((sum, value) => sum + sample(text, name, { ...labels, [over]: value }), 0);
+}
+
+/** Marks a message whose model call the test double below rejects, as the API rejects a request it can never pass. */
+const REJECT_MARKER = '#metrics-test-reject';
+
+/**
+ * A test double in front of the offline investigator: a conversation carrying REJECT_MARKER is
+ * answered with the non-retryable failure the model port maps an API 400 to; every other call
+ * goes through.
+ */
+function rejectingOnMarker(inner: Model): Model {
+  return {
+    label: inner.label,
+    offline: inner.offline,
+    create(request) {
+      if (JSON.stringify(request.messages).includes(REJECT_MARKER)) {
+        return Promise.reject(
+          ApplicationFailure.create({ type: 'ModelRequestRejected', nonRetryable: true, message: 'invalid_request_error: the test double rejects this request' }),
+        );
+      }
+      return inner.create(request);
+    },
+  };
 }
 
 const lines: string[] = [];
@@ -74,7 +100,7 @@ describe('worker metrics and logs', () => {
     // The worker bundles its workflows as `casework worker` does, so the workflow interceptors
     // (customer, ticket and step on workflow log lines) are in the bundle.
     delete process.env.CASEWORK_WORKFLOW_BUNDLE;
-    tw = await startTestWorker({ pool: db.app, env });
+    tw = await startTestWorker({ pool: db.app, env, model: rejectingOnMarker(createOfflineModel()) });
     endpoint = await startMetricsEndpoint({
       config: tw.config,
       temporalMetricsPort: telemetry.temporalMetricsPort,
@@ -194,6 +220,21 @@ describe('worker metrics and logs', () => {
     const cost = sample(after, `${WORKFLOW_METRIC.caseCost}_sum`, labels) - sample(before, `${WORKFLOW_METRIC.caseCost}_sum`, labels);
     assert.ok(Math.abs(cost - closed.totals.cost_usd) < 1e-6, `recorded $${cost}, the case says $${closed.totals.cost_usd}`);
     assert.match(after, new RegExp(`^${WORKFLOW_METRIC.caseCost}_bucket\\{[^}]*le="0\\.05"\\}`, 'm'), 'buckets in dollars, not the runtime’s millisecond defaults');
+  });
+
+  test('a case handed to a person is counted once, by its reason, and shows among the open statuses', async () => {
+    const before = await scrape();
+    const labels = { taskQueue: tw.taskQueue, workflowType: 'investigation', reason: 'model_failed' };
+    const held = await send(tw, example('dana-5102', { message: `Where is my parcel? ${REJECT_MARKER}` }));
+    assert.equal(held.status, 'needs_human');
+    let after = await scrape();
+    assert.equal(sample(after, WORKFLOW_METRIC.handOffs, labels) - sample(before, WORKFLOW_METRIC.handOffs, labels), 1);
+    const deadline = Date.now() + 15_000;
+    while (sample(after, METRIC.investigationsOpen, { status: 'needs_human' }) !== 1 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 300));
+      after = await scrape();
+    }
+    assert.equal(sample(after, METRIC.investigationsOpen, { status: 'needs_human' }), 1);
   });
 
   test('one scrape carries the Temporal runtime metrics and Node defaults too, and /healthz reports the worker', async () => {

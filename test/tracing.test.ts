@@ -132,6 +132,18 @@ describe('tracing one customer message', () => {
       assert.equal(typeof a['gen_ai.usage.cache_creation.input_tokens'], 'number');
       assert.ok(Array.isArray(a['gen_ai.response.finish_reasons']) && (a['gen_ai.response.finish_reasons'] as string[]).length === 1);
     }
+    // The closing event is a trace of its own: its request, the gate, the signal, and the run handling it.
+    const closing = exporter
+      .getFinishedSpans()
+      .filter((s) => s.name === 'POST /events' && s.spanContext().traceId !== http.spanContext().traceId && s.attributes['http.response.status_code'] === 202);
+    assert.equal(closing.length, 1, 'the closing event has its own trace');
+    const closingTrace = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === closing[0]!.spanContext().traceId);
+    const closingStart = closingTrace.find((s) => /^Signal(WithStart)?Workflow:/.test(s.name));
+    assert.ok(closingStart, `the closing event signals the run (${closingTrace.map((s) => s.name).join(', ')})`);
+    const handled = closingTrace.filter((s) => s.name.startsWith('HandleSignal:'));
+    assert.equal(handled.length, 1, `the run handles the closing signal in that trace (${closingTrace.map((s) => s.name).join(', ')})`);
+    assert.equal(parentOf(handled[0]!), closingStart.spanContext().spanId);
+
     const stepTokens = chats
       .filter((c) => c.attributes['casework.model.purpose'] === 'investigate')
       .reduce((sum, c) => sum + (c.attributes['gen_ai.usage.output_tokens'] as number), 0);
