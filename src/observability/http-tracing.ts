@@ -6,12 +6,16 @@ import { currentTracing } from './tracing';
 // caller's W3C traceparent when it sends one. The span carries the method, the route's path and
 // the status, never the body, the query string or a header value.
 
-/** The path with its ids folded, so span names stay few: /investigations/{id}, /webhooks/zendesk. */
+/** Route words always followed by an id, whatever the id looks like. */
+const ID_AFTER = new Set(['investigations', 'customers', 'cases', 'requests', 'tickets']);
+
+/**
+ * The path with its ids folded, so span names stay few and carry no customer's or ticket's id:
+ * /investigations/{id}, /memory/{id}; route words (/webhooks/zendesk, /console/sign-in) stay.
+ */
 export function routeOf(path: string): string {
-  return path
-    .split('/')
-    .map((part, i) => (i >= 2 && /\d|[-_]/.test(part) && part.length > 2 ? '{id}' : part))
-    .join('/');
+  const parts = path.split('/');
+  return parts.map((part, i) => (i >= 2 && (ID_AFTER.has(parts[i - 1]!) || /[\d_%.:@]/.test(part)) ? '{id}' : part)).join('/');
 }
 
 /** Runs `handle` inside a server span for `req` when tracing is on; straight through when it is off. */
