@@ -129,6 +129,10 @@ export const ConfigSchema = z.object({
   CASEWORK_PRICE_OUTPUT_PER_MTOK: num(20),
   CASEWORK_PRICE_CACHE_WRITE_MULTIPLIER: num(1.25),
   CASEWORK_PRICE_CACHE_READ_MULTIPLIER: num(0.1),
+  /** USD of model calls one case is expected to stay under; exported as casework_case_budget_usd for the cost-per-case alert. */
+  CASEWORK_CASE_BUDGET_USD: num(0.5),
+  /** Where traces go over OTLP/HTTP (the OpenTelemetry standard variable; the other OTEL_* variables apply too). Unset: no tracing at all. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url('OTEL_EXPORTER_OTLP_ENDPOINT must be a URL, e.g. http://otel-collector:4318').optional(),
   CASEWORK_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** The ticket-event HTTP endpoint (`casework serve`): port and interface it listens on. */
   CASEWORK_HTTP_PORT: int(8080),

@@ -16,8 +16,11 @@ import { startMetricsEndpoint, type MetricsEndpoint } from './observability/endp
 import { instrumentModel } from './observability/instrument-model';
 import { installTelemetry } from './observability/logging';
 import { processMetrics, type CaseworkMetrics } from './observability/metrics';
+import { currentTracing, startTracing } from './observability/tracing';
+import { tracingActivityInterceptors, tracingSinks } from './observability/worker-tracing';
 import { connectClient } from './temporal/client';
 import { deskSettings, type DeskSettings } from './desk/settings';
+import { pricesFromConfig } from './settings';
 import { CONNECT_ATTEMPTS, connectionOptions, withConnectTimeout } from './temporal/connection';
 import { loadKeyring } from './temporal/codec/keys';
 import { codecFor, dataConverterFor, FAILURE_CONVERTER_PATH, payloadStoreFor } from './temporal/data-converter';
@@ -26,8 +29,8 @@ import { TranscriptLog } from './db/transcript-log';
 import { deploymentOptions } from './temporal/deployment';
 import { HEALTH_DEADLINE_MS, postgresHealth } from './server/routes/health';
 
-/** Workflow interceptor modules (log attributes: customer, ticket, step); a prebuilt bundle must be built with them. */
-export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./observability/workflow-interceptors')];
+/** Workflow interceptor modules (log attributes: customer, ticket, step; tracing of runs started traced); a prebuilt bundle must be built with them. */
+export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./observability/workflow-interceptors'), require.resolve('./observability/workflow-tracing')];
 
 /** Logs only the bundler's warnings and errors. */
 const quietBundlerLogger = {
@@ -89,6 +92,12 @@ export function connectWorker(config: Config): Promise<NativeConnection> {
 export function createWorker(deps: WorkerDeps): Promise<Worker> {
   const { config } = deps;
   const metrics = deps.metrics ?? processMetrics();
+  metrics.setPrices(pricesFromConfig(config));
+  metrics.setLimits({
+    approvalReminderSeconds: config.CASEWORK_APPROVAL_REMINDER_HOURS * 3600,
+    approvalAutoDenySeconds: config.CASEWORK_APPROVAL_TIMEOUT_HOURS * 3600,
+    caseBudgetUsd: config.CASEWORK_CASE_BUDGET_USD,
+  });
   const desk = deps.desk ?? deskSettings(config);
   // A prebuilt bundle carries its own workflow interceptors; passing them again only draws a warning.
   const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = deps.workflowBundlePath
@@ -97,6 +106,8 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
   // One codec for history and the transcript log: both encrypted with the same keys, rotating together.
   const codec = codecFor(config);
   const versioning = deploymentOptions(config);
+  // Started by runWorker (or a test) before the worker is created; undefined when tracing is off.
+  const tracing = currentTracing();
   return Worker.create({
     connection: deps.connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -106,14 +117,15 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     dataConverter: dataConverterFor(config, deps.pool, { codec }),
     activities: createActivities({
       pool: deps.pool,
-      model: instrumentModel(deps.model, metrics),
+      model: instrumentModel(deps.model, metrics, { requestModel: deps.model.offline ? deps.model.label : config.CASEWORK_MODEL }),
       noteTtlMonths: config.CASEWORK_NOTE_TTL_MONTHS,
       embedder: deps.embedder,
       desk: { clients: desk.clients, observer: metrics.desk.observer, rateLimit: { maxWaitSeconds: config.CASEWORK_DESK_RATE_LIMIT_WAIT_SECONDS } },
       transcriptLog: new TranscriptLog(deps.pool, bodyCodecOf(codec)),
     }),
+    sinks: tracingSinks(tracing),
     interceptors: {
-      activity: [activityInterceptors(metrics)],
+      activity: [...tracingActivityInterceptors(tracing), activityInterceptors(metrics)],
       ...(deps.workflowBundlePath ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
     },
     maxConcurrentActivityTaskExecutions: config.CASEWORK_MAX_CONCURRENT_ACTIVITIES,
@@ -226,6 +238,8 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
   const budgetMs = config.CASEWORK_OUTAGE_BUDGET_SECONDS * 1000;
   // Before anything else: production mode without a payload key refuses to start, naming the variable.
   const keyring = loadKeyring(config);
+  // Before any client or worker is made: they add their tracing interceptors only when it is on.
+  const tracing = startTracing(config, { serviceName: 'casework-worker' });
   const db = await untilAvailable('Postgres', () => openDatabase(config), budgetMs, log);
   try {
     await untilAvailable('Postgres', () => migrate(db.admin), budgetMs, log);
@@ -252,12 +266,14 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
             temporalMetricsPort: installTelemetry(config).temporalMetricsPort,
             client,
             ...workerProbes(worker, { config, pool: db.app, client, bundle }),
+            admin: { pool: db.admin, approvalReminderSeconds: config.CASEWORK_APPROVAL_REMINDER_HOURS * 3600 },
           });
         }
         log(
           `casework worker on task queue "${config.TEMPORAL_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS}; model: ${model.label}; embeddings: ${embedder?.label ?? 'off'}; ` +
             `payloads: encrypted with key ${keyring.current.id} (${keyring.source}), ${storeLine(payloadStoreFor(config, true))}` +
-            (endpoint ? `; metrics: ${endpoint.url}/metrics` : ''),
+            (endpoint ? `; metrics: ${endpoint.url}/metrics` : '') +
+            (tracing ? `; traces: ${config.OTEL_EXPORTER_OTLP_ENDPOINT}` : ''),
         );
         await worker.run();
       } finally {
@@ -268,6 +284,7 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
     }
   } finally {
     await db.close();
+    await tracing?.shutdown().catch(() => undefined);
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ConfigSchema, loadConfig } from '../src/config';
@@ -36,6 +36,8 @@ interface Service {
   ports?: string[];
   restart?: string;
   volumes?: string[];
+  profiles?: string[];
+  expose?: string[];
 }
 interface ComposeFile {
   name?: string;
@@ -378,6 +380,86 @@ describe('docker-compose.yml', { skip }, () => {
     assert.equal(loadConfig(environmentOf('casework-api', OPERATOR_ENV)).CASEWORK_HTTP_PORT, 8080);
     assert.ok(JSON.stringify(service('casework-console').healthcheck?.test).includes(':8090/readyz'));
     assert.equal(loadConfig(environmentOf('casework-console', OPERATOR_ENV)).CASEWORK_CONSOLE_PORT, 8090);
+  });
+
+  describe('the observability profile', () => {
+    const OBSERVABILITY = ['otel-collector', 'jaeger', 'prometheus', 'grafana'];
+    /** The host file a service mounts at `target`, checked to exist in the repository. */
+    const mounted = (name: string, target: string): string => {
+      const volume = (service(name).volumes ?? []).find((v) => v.split(':')[1] === target);
+      assert.ok(volume, `${name} mounts something at ${target}`);
+      const source = resolve(ROOT, volume.split(':')[0]!);
+      assert.ok(existsSync(source), `${name}: ${source} exists`);
+      return source;
+    };
+
+    test('runs only when asked for, and nothing casework needs depends on it', () => {
+      for (const name of OBSERVABILITY) assert.deepEqual(service(name).profiles, ['observability'], `${name} is in the observability profile only`);
+      for (const name of [...LONG_RUNNING, ...ONE_SHOT]) {
+        assert.equal(service(name).profiles, undefined, `${name} runs without a profile`);
+        const needs = Object.keys((service(name).depends_on as Record<string, unknown> | undefined) ?? {});
+        for (const dependency of needs) assert.ok(!OBSERVABILITY.includes(dependency), `${name} must not need ${dependency}`);
+      }
+      assert.doesNotThrow(() => interpolateAll(compose.services, OPERATOR_ENV), 'the profile needs no variable beyond the ones casework does');
+    });
+
+    test('traces go from casework to the collector over OTLP/HTTP, and from there to Jaeger, only when configured', () => {
+      for (const name of ['casework-worker', 'casework-api']) {
+        assert.equal(environmentOf(name, OPERATOR_ENV).OTEL_EXPORTER_OTLP_ENDPOINT, '', `${name}: no tracing unless configured`);
+        const traced = environmentOf(name, { ...OPERATOR_ENV, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318' });
+        assert.equal(loadConfig(traced).OTEL_EXPORTER_OTLP_ENDPOINT, 'http://otel-collector:4318');
+      }
+      const config = loadYaml(mounted('otel-collector', '/etc/otelcol/casework.yml')).value as {
+        receivers: { otlp: { protocols: { http: { endpoint: string } } } };
+        exporters: Record<string, { endpoint?: string }>;
+        service: { pipelines: Record<string, { receivers: string[]; processors?: string[]; exporters: string[] }> };
+      };
+      assert.ok(JSON.stringify(service('otel-collector').command).includes('/etc/otelcol/casework.yml'), 'the collector reads the mounted file');
+      assert.equal(config.receivers.otlp.protocols.http.endpoint, '0.0.0.0:4318');
+      assert.ok(service('otel-collector').expose?.includes('4318'));
+      const traces = config.service.pipelines.traces;
+      assert.ok(traces, 'a traces pipeline');
+      assert.deepEqual(traces.receivers, ['otlp']);
+      for (const exporter of traces.exporters) assert.ok(config.exporters[exporter], `exporter ${exporter} is defined`);
+      assert.equal(config.exporters['otlp/jaeger']?.endpoint, 'jaeger:4317');
+      assert.equal(environmentOf('jaeger', {}).COLLECTOR_OTLP_ENABLED, 'true');
+    });
+
+    test('Prometheus loads the alert rules and scrapes the workers and the endpoint on their metrics ports', () => {
+      const config = loadYaml(mounted('prometheus', '/etc/prometheus/prometheus.yml')).value as {
+        rule_files: string[];
+        scrape_configs: { job_name: string; dns_sd_configs?: { names: string[]; port: number }[]; static_configs?: { targets: string[] }[] }[];
+      };
+      assert.ok(JSON.stringify(service('prometheus').command).includes('/etc/prometheus/prometheus.yml'));
+      for (const file of config.rule_files) mounted('prometheus', `/etc/prometheus/${file}`);
+      assert.ok(config.rule_files.includes('casework-rules.yml'));
+      const jobs = Object.fromEntries(config.scrape_configs.map((c) => [c.job_name, c]));
+      // The rules name these jobs (up{job="casework-worker"}).
+      assert.deepEqual(jobs['casework-worker']?.dns_sd_configs?.[0], { names: ['casework-worker'], type: 'A', port: 9464, refresh_interval: '30s' });
+      assert.equal(loadConfig(environmentOf('casework-worker', OPERATOR_ENV)).CASEWORK_METRICS_PORT, 9464);
+      assert.deepEqual(jobs['casework-api']?.static_configs?.[0]?.targets, [`casework-api:${loadConfig(environmentOf('casework-api', OPERATOR_ENV)).CASEWORK_HTTP_PORT}`]);
+      // The endpoint's /metrics wants an operator key: the scrape reads it from the file the container writes, not from the config.
+      const auth = (jobs['casework-api'] as { authorization?: { credentials_file?: string } }).authorization;
+      assert.ok(auth?.credentials_file && JSON.stringify(service('prometheus').command).includes(auth.credentials_file), 'the start-up writes the key file the scrape job reads');
+      assert.equal(service('prometheus').environment?.CASEWORK_METRICS_KEY, '${CASEWORK_METRICS_KEY:-}');
+    });
+
+    test('Grafana provisions the Prometheus data source and the dashboard from the mounted files', () => {
+      const sources = loadYaml(`${mounted('grafana', '/etc/grafana/provisioning/datasources')}/prometheus.yml`).value as { datasources: { url: string; uid: string }[] };
+      assert.equal(sources.datasources[0]?.url, 'http://prometheus:9090');
+      const providers = loadYaml(`${mounted('grafana', '/etc/grafana/provisioning/dashboards')}/casework.yml`).value as { providers: { options: { path: string } }[] };
+      const path = providers.providers[0]?.options.path;
+      assert.equal(path, '/var/lib/grafana/dashboards');
+      const dashboard = JSON.parse(readFileSync(mounted('grafana', `${path}/casework-dashboard.json`), 'utf8')) as { panels: { datasource?: { uid: string } }[] };
+      assert.ok(
+        dashboard.panels.some((p) => p.datasource?.uid === sources.datasources[0]?.uid),
+        'the dashboard queries the provisioned data source',
+      );
+      assert.ok(
+        service('grafana').ports?.every((p) => p.startsWith('127.0.0.1:')),
+        'Grafana is published on this host only',
+      );
+    });
   });
 
   describe('started as the containers would be, against this machine’s Temporal and Postgres', () => {

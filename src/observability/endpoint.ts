@@ -1,7 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
+import type { Pool } from 'pg';
 import type { Config } from '../config';
+import { approvalAgesFrom } from './approval-ages';
+import { postgresProbe, temporalProbe } from './dependency-probes';
 import { processMetrics, type CaseworkMetrics } from './metrics';
 import { visibilityCounts } from './visibility';
 
@@ -26,6 +29,8 @@ export interface MetricsEndpointOptions {
   health?: HealthCheck;
   /** What /readyz reports; unset, /readyz answers as /healthz does. */
   ready?: () => Promise<{ ok: boolean } & Record<string, unknown>>;
+  /** A pool of the role that migrates (it may read the refund trail across customers) and the reminder delay, for the approval-age gauges and the Postgres probe; unset, those stay empty. */
+  admin?: { pool: Pool; approvalReminderSeconds: number };
 }
 
 /** A running operator endpoint. */
@@ -56,6 +61,20 @@ export async function startMetricsEndpoint(options: MetricsEndpointOptions): Pro
         refreshMs: options.config.CASEWORK_METRICS_VISIBILITY_SECONDS * 1000,
       }),
     );
+    metrics.setDependencyProbe('temporal', temporalProbe(options.client));
+  }
+  if (options.admin) {
+    metrics.setApprovalAgeSource(
+      approvalAgesFrom(options.admin.pool, {
+        reminderSeconds: options.admin.approvalReminderSeconds,
+        refreshMs: options.config.CASEWORK_METRICS_VISIBILITY_SECONDS * 1000,
+      }),
+    );
+    metrics.setDependencyProbe('postgres', postgresProbe(options.admin.pool));
+  }
+  if (options.health) {
+    const health = options.health;
+    metrics.setPollingCheck(() => health().ok);
   }
   const send = (res: ServerResponse, status: number, type: string, body: string) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
@@ -94,6 +113,10 @@ export async function startMetricsEndpoint(options: MetricsEndpointOptions): Pro
     close: () =>
       new Promise<void>((resolvePromise) => {
         metrics.setOpenInvestigationSource(undefined);
+        metrics.setApprovalAgeSource(undefined);
+        metrics.setDependencyProbe('postgres', undefined);
+        metrics.setDependencyProbe('temporal', undefined);
+        metrics.setPollingCheck(undefined);
         server.closeAllConnections();
         server.close(() => resolvePromise());
       }),

@@ -87,7 +87,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
   /** Posts what the turn queued for the desk; a desk that refuses for good hands the case to a person. */
   const postToDesk = async () => {
     const refused = await flushDeskPosts(run);
-    if (refused) handOff(run, refused, { deskRefused: true });
+    if (refused) handOff(run, 'desk_refused', refused, { deskRefused: true });
   };
 
   // The conversation: turns of the customer, the model, people deciding refunds or taking over,
@@ -110,7 +110,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     if (decision) {
       const settled = await settleDecision(run, decision);
       if ('failed' in settled) {
-        handOff(run, settled.failed);
+        handOff(run, 'decision_failed', settled.failed);
         continue;
       }
       appendUserText(s.transcript, [{ type: 'text', text: settled.note }]);

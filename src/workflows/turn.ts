@@ -46,7 +46,7 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
     }
     const problems = requestProblems(built);
     if (problems.length) {
-      handOff(run, `the conversation breaks the Messages API's rules and could not be repaired: ${problems.join('; ')}`);
+      handOff(run, 'transcript_invalid', `the conversation breaks the Messages API's rules and could not be repaired: ${problems.join('; ')}`);
       return null;
     }
     const extra = settings.thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, context_management: contextManagementEdits(settings.keepRecent) } : undefined;
@@ -76,7 +76,7 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     if (plan) skipAfterFailedCall(s, plan);
-    handOff(run, `the model could not be asked: ${failureText(error)}`);
+    handOff(run, 'model_failed', `the model could not be asked: ${failureText(error)}`);
     return null;
   }
 }
@@ -101,7 +101,7 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
         else results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.content, ...(outcome.is_error ? { is_error: true } : {}) });
       }
       s.transcript.push(toolResultMessage(results, drainInbox()));
-      if (unavailable) handOff(run, unavailable);
+      if (unavailable) handOff(run, 'tool_unavailable', unavailable);
       else publish(id, s);
       return;
     }
@@ -112,13 +112,13 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
     case 'empty':
       s.emptyReplies += 1;
       if (s.emptyReplies > MAX_EMPTY_REPLIES) {
-        handOff(run, `the model gave ${s.emptyReplies} empty replies in a row`);
+        handOff(run, 'empty_replies', `the model gave ${s.emptyReplies} empty replies in a row`);
         return;
       }
       appendUserText(s.transcript, [{ type: 'text', text: EMPTY_REPLY_NUDGE }]);
       return;
     case 'refused':
-      handOff(run, `the model declined to answer${plan.text ? `: ${plan.text.slice(0, 300)}` : ''}`);
+      handOff(run, 'model_declined', `the model declined to answer${plan.text ? `: ${plan.text.slice(0, 300)}` : ''}`);
       return;
     case 'reply': {
       const leaks = publicReplyLeaks(plan.text);
@@ -126,7 +126,7 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
       if (leaks.length && patched(PUBLIC_REPLY_CHECK_PATCH)) {
         const what = describeLeaks(leaks);
         queueNote(run, replyHeldNote({ what, text: plan.text }));
-        handOff(run, `a reply was held back because it showed the customer ${what}`);
+        handOff(run, 'reply_held', `a reply was held back because it showed the customer ${what}`);
         return;
       }
       s.lastReply = plan.text;

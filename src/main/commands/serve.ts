@@ -6,6 +6,7 @@ import { TranscriptLog } from '../../db/transcript-log';
 import { ApiKeyConfigError, createAuthenticator } from '../../server/auth';
 import { jsonLog, lazyClient, SHUTDOWN_GRACE_MS, startServer } from '../../server/start';
 import { bodyCodecOf } from '../../temporal/codec/body-codec';
+import { currentTracing } from '../../observability/tracing';
 import { codecFor } from '../../temporal/data-converter';
 import { UsageError } from '../usage';
 
@@ -117,5 +118,9 @@ export async function endpointCommand(args: string[], config: Config, out: Out, 
     await startupCheck;
     await temporal.close().catch(() => undefined);
     await db.close();
+    // Spans still batched go out before the process ends.
+    await currentTracing()
+      ?.shutdown()
+      .catch(() => undefined);
   }
 }
