@@ -37,7 +37,6 @@ describe('the context benchmark replays the reference design scenario', () => {
     const every = row('clear every call');
     const batch = row('batch every 10 steps');
     assert.ok(every.cost_with_caching_usd > none.cost_with_caching_usd);
-    assert.ok(every.cost_with_caching_usd >= every.cost_full_price_usd);
     assert.ok(batch.cost_with_caching_usd < none.cost_with_caching_usd);
     assert.equal(batch.tokens_at_step_30, 17_600);
     assert.equal(batch.clearing_batches, 3);
