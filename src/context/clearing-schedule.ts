@@ -52,19 +52,32 @@ export function clearedByBatchAt(w: ScheduleWorkload, call: number): number {
   return Math.max(0, resultsBefore(w, call) - w.keepRecent);
 }
 
-/** Call n's request as the cache sees it, with `cleared` results cleared, and its breakpoints. */
-export function requestAt(w: ScheduleWorkload, call: number, cleared: number, hints: CacheHints = {}): CostCall {
+/** A server-side compaction in effect: the summary made at call `at` replaces everything before that call's reply. */
+export interface Compacted {
+  at: number;
+  summaryTokens: number;
+}
+
+/** Call n's request as the cache sees it, with `cleared` results cleared, and its breakpoints; after a compaction, as the API keeps it. */
+export function requestAt(w: ScheduleWorkload, call: number, cleared: number, hints: CacheHints = {}, compacted?: Compacted): CostCall {
   const blocks: { key: string; tokens: number }[] = [];
   w.base.forEach((tokens, i) => blocks.push({ key: `base${i}`, tokens }));
   const baseEnd = blocks.length - 1;
-  const shapes: MessageShape[] = [{ role: 'user', blocks: w.opening.map(() => ({ type: 'text' })) }];
-  const firstOf: number[] = [blocks.length];
-  w.opening.forEach((tokens, i) => blocks.push({ key: `open${i}`, tokens }));
+  const shapes: MessageShape[] = compacted ? [] : [{ role: 'user', blocks: w.opening.map(() => ({ type: 'text' })) }];
+  const firstOf: number[] = compacted ? [] : [blocks.length];
+  if (!compacted) w.opening.forEach((tokens, i) => blocks.push({ key: `open${i}`, tokens }));
   let result = 0;
   for (let k = 1; k < call; k += 1) {
     const step = w.steps[k - 1]!;
+    if (compacted && k < compacted.at) {
+      result += step.results.length;
+      continue;
+    }
+    // The compaction block leads the reply of the call that made it.
+    const summary = compacted && k === compacted.at;
     firstOf.push(blocks.length);
-    shapes.push({ role: 'assistant', blocks: step.reply.map((_, j) => ({ type: j === 0 ? 'text' : 'tool_use' })) });
+    shapes.push({ role: 'assistant', blocks: [...(summary ? [{ type: 'compaction' }] : []), ...step.reply.map((_, j) => ({ type: j === 0 ? 'text' : 'tool_use' }))] });
+    if (summary) blocks.push({ key: `summary${compacted.at}`, tokens: compacted.summaryTokens });
     step.reply.forEach((tokens, j) => blocks.push({ key: `reply${k}.${j}`, tokens }));
     firstOf.push(blocks.length);
     const resultShapes = step.results.map((r, j) => {

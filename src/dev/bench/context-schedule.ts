@@ -1,7 +1,8 @@
 import type { PriceTable } from '../../context/accounting';
 import { createCacheCostModel, summarise, type CacheTtl, type PricedCall } from '../../context/cache-cost';
 import { CACHE_TTL_MS, clearingTrigger } from '../../context/clearing';
-import { chooseSchedule, clearedByBatchAt, requestAt, requestTokens, type PricedSchedule, type ScheduleWorkload } from '../../context/clearing-schedule';
+import { chooseSchedule, clearedByBatchAt, requestAt, requestTokens, type Compacted, type PricedSchedule, type ScheduleWorkload } from '../../context/clearing-schedule';
+import { COMPACTION_MIN_TRIGGER } from '../../context/server-context';
 import { overPeak, tailWorthWriting, ttlBeforeWait } from '../../context/cache-schedule-rule';
 
 // The schedule tables of `bench context`: the design text's workload at 30, 100 and 300 steps,
@@ -153,6 +154,59 @@ function legacy(request: ReturnType<typeof requestAt>): ReturnType<typeof reques
   return { ...request, blocks: blocks.map((b, i) => (marks.has(i) ? { ...b, breakpoint: '5m' as const } : b)) };
 }
 
+/** Server-side context editing as the API applies it: on every request, from the full history the client sends. */
+export const SERVER_EDITING = Object.freeze({ triggerInputTokens: 30_000, clearAtLeastTokens: 10_000 });
+
+/** Server-side compaction at the lowest trigger the API allows, and the summary size the bench assumes (the design's CaseNotes budget). */
+export const SERVER_COMPACTION = Object.freeze({ triggerInputTokens: COMPACTION_MIN_TRIGGER, summaryTokens: 2_000 });
+
+/**
+ * Anthropic's context editing (clear_tool_uses_20250919, keep 3) priced by the same model. The
+ * client sends the whole history every time and the API clears it afresh: past the trigger,
+ * whenever a clearing frees `clear_at_least`, every request goes out with all but the last three
+ * results cleared, so the cleared part grows by a result a call and the kept tail is rewritten
+ * on each, as when clearing every call.
+ */
+export function runServerEditing(w: ScheduleWorkload, prices: PriceTable): PricedSchedule {
+  const model = createCacheCostModel(prices);
+  const priced: PricedCall[] = [];
+  const batches: number[] = [];
+  for (let call = 1; call <= w.callTimes.length; call += 1) {
+    const full = requestAt(w, call, 0);
+    const cleared = requestAt(w, call, clearedByBatchAt(w, call));
+    const edits = requestTokens(full) > SERVER_EDITING.triggerInputTokens && requestTokens(full) - requestTokens(cleared) >= SERVER_EDITING.clearAtLeastTokens;
+    if (edits) batches.push(call);
+    priced.push(model.price(edits ? cleared : full));
+  }
+  return { ...summarise(priced), batches };
+}
+
+/**
+ * Anthropic's compaction (compact_20260112) priced by the same model: once a request passes the
+ * trigger, that call reads it whole to write the summary (billed as output), then continues on
+ * the tools, rules and summary alone; later requests start from the summary. The summary's
+ * output is added to the input cost, so the row compares like with like.
+ */
+export function runServerCompaction(w: ScheduleWorkload, prices: PriceTable): PricedSchedule {
+  const model = createCacheCostModel(prices);
+  const priced: PricedCall[] = [];
+  const batches: number[] = [];
+  let compacted: Compacted | undefined;
+  let outputUsd = 0;
+  for (let call = 1; call <= w.callTimes.length; call += 1) {
+    const request = requestAt(w, call, 0, {}, compacted);
+    priced.push(model.price(request));
+    if (requestTokens(request) <= SERVER_COMPACTION.triggerInputTokens) continue;
+    batches.push(call);
+    outputUsd += (SERVER_COMPACTION.summaryTokens * prices.output_per_mtok) / 1_000_000;
+    compacted = { at: call, summaryTokens: SERVER_COMPACTION.summaryTokens };
+    const base = request.blocks.filter((b) => b.key.startsWith('base'));
+    priced.push(model.price({ at: request.at, blocks: [...base, { key: `summary${call}`, tokens: SERVER_COMPACTION.summaryTokens, breakpoint: '5m' }] }));
+  }
+  const run = summarise(priced);
+  return { ...run, input_usd: run.input_usd + outputUsd, batches };
+}
+
 /** One row of a schedule table. */
 export interface ScheduleRow {
   policy: string;
@@ -171,6 +225,15 @@ export interface ScheduleTable {
   rows: ScheduleRow[];
   /** Set when no keep-3 schedule keeps every request under the bound (the placeholders alone pass it). */
   infeasible?: string;
+  /** The strategy the model chooses: the cheapest that keeps the bound, else the cheapest that clears at all. */
+  chosen: string;
+}
+
+/** The cheapest row that keeps every request under the bound; when none can, the cheapest that clears at all. */
+export function chooseStrategy(rows: readonly ScheduleRow[], peak: number): string {
+  const cheapest = (xs: readonly ScheduleRow[]) => xs.reduce<ScheduleRow | null>((a, b) => (a === null || b.cost_usd < a.cost_usd ? b : a), null);
+  const within = cheapest(rows.filter((r) => r.peak_tokens <= peak));
+  return (within ?? cheapest(rows.filter((r) => r.batches > 0)))?.policy ?? 'none';
 }
 
 /** Prices every policy on the workload, then the offline optimum under the bound. */
@@ -189,6 +252,21 @@ export function scheduleTable(w: ScheduleWorkload, prices: PriceTable, peak = SC
       cost_with_wait_usd: runPolicy(waited, policy, prices, wait.afterCall).input_usd,
     };
   });
+  const server = (name: string, price: (w: ScheduleWorkload) => PricedSchedule): ScheduleRow => {
+    const priced = price(w);
+    return {
+      policy: name,
+      batches: priced.batches.length,
+      peak_tokens: priced.peak_tokens,
+      total_input_tokens: priced.total_tokens,
+      cost_usd: priced.input_usd,
+      cost_with_wait_usd: price(waited).input_usd,
+    };
+  };
+  rows.push(
+    server(`server-side context editing (trigger ${SERVER_EDITING.triggerInputTokens / 1000}k, keep 3)`, (x) => runServerEditing(x, prices)),
+    server(`server-side compaction (trigger ${SERVER_COMPACTION.triggerInputTokens / 1000}k, the least allowed)`, (x) => runServerCompaction(x, prices)),
+  );
   const best = chooseSchedule(w, { prices, peakTokens: peak });
   if (!best) {
     const floor = requestTokens(requestAt(w, steps, clearedByBatchAt(w, steps)));
@@ -196,6 +274,7 @@ export function scheduleTable(w: ScheduleWorkload, prices: PriceTable, peak = SC
       steps,
       peak_bound: peak,
       rows,
+      chosen: chooseStrategy(rows, peak),
       infeasible: `no keep-${w.keepRecent} schedule stays under ${peak.toLocaleString('en-US')} tokens: cleared at step ${steps} the request is still ${floor.toLocaleString('en-US')} (the placeholders add up; compaction is what bounds it)`,
     };
   }
@@ -212,5 +291,5 @@ export function scheduleTable(w: ScheduleWorkload, prices: PriceTable, peak = SC
     cost_usd: best.input_usd,
     cost_with_wait_usd: bestWait?.input_usd ?? Number.NaN,
   });
-  return { steps, peak_bound: peak, rows };
+  return { steps, peak_bound: peak, rows, chosen: chooseStrategy(rows, peak) };
 }

@@ -228,6 +228,7 @@ function scheduleLines(t: ScheduleTable): string[] {
     widths.map((w) => '-'.repeat(w)).join('  '),
     ...body.map(line),
     ...(t.infeasible ? [`  (${t.infeasible})`] : []),
+    `  chosen by the model: ${t.chosen}`,
   ];
 }
 
