@@ -59,7 +59,8 @@ export function scheduledTrigger(s: CarriedState, settings: InvestigationSetting
 /** The cache hints for this step's request (after any batch), or none for runs without the schedule. */
 export function cacheHintsFor(run: Run, view: StepView): CacheHints | undefined {
   const schedule = run.cacheSchedule;
-  if (!schedule) return undefined;
+  // With thinking on the API clears, not the schedule, so there is no batch to plan the tail around.
+  if (!schedule || run.settings.thinking) return undefined;
   const { s, settings } = run;
   const size = sizes(s, settings.keepRecent, view);
   // A refund waits on a person once this turn ends: the hour's TTL keeps the context for the answer when that pays.
