@@ -34,7 +34,7 @@ export interface ScheduleWorkload {
 export interface ScheduleOptions {
   prices: PriceTable;
   rules?: CacheRules;
-  /** Leave the tail unwritten on the call before a batch (that write would never be read). */
+  /** Leave the tail unwritten on the call before a batch and on the last call (those writes would never be read). */
   skipTailBeforeBatch?: boolean;
   /** The TTL of call n's breakpoints (1-based); five minutes when absent. */
   ttlOf?: (call: number) => CacheTtl;
@@ -111,7 +111,7 @@ export function priceSchedule(w: ScheduleWorkload, batches: readonly number[], o
   let cleared = 0;
   for (let n = 1; n <= w.callTimes.length; n += 1) {
     if (batchSet.has(n)) cleared = clearedByBatchAt(w, n);
-    const writeTail = !(options.skipTailBeforeBatch && batchSet.has(n + 1));
+    const writeTail = !(options.skipTailBeforeBatch && (batchSet.has(n + 1) || n === w.callTimes.length));
     priced.push(model.price(requestAt(w, n, cleared, { writeTail, ttl: options.ttlOf?.(n) ?? '5m' })));
   }
   return { ...summarise(priced), batches: [...batches].sort((a, b) => a - b) };
@@ -126,7 +126,7 @@ export function chooseSchedule(w: ScheduleWorkload, options: ScheduleOptions & {
 
   // Calls b.. under a batch at b (0: none yet) that followed one at b0, priced on a cache that
   // holds what calls b0..b-1 left; [i] is the cost of calls b..b+i when call b+i+1 is a batch
-  // (its tail unwritten), or, at the run's end, when it is the last call.
+  // or, at the run's end, is the last call (either way its tail unwritten).
   function segment(b0: number, b: number): number[] {
     const model = createCacheCostModel(options.prices, rules);
     const start = Math.max(b0, 1);
@@ -139,7 +139,8 @@ export function chooseSchedule(w: ScheduleWorkload, options: ScheduleOptions & {
     for (let n = Math.max(b, 1); n <= calls; n += 1) {
       const full = requestAt(w, n, cleared, { ttl: ttl(n) });
       if (requestTokens(full) > options.peakTokens) break;
-      const lastBeforeBatch = n < calls && skip ? model.peek(requestAt(w, n, cleared, { writeTail: false, ttl: ttl(n) })).input_usd : null;
+      // Before a batch, or at the run's end, nothing will read this call's tail.
+      const lastBeforeBatch = skip ? model.peek(requestAt(w, n, cleared, { writeTail: false, ttl: ttl(n) })).input_usd : null;
       const priced = model.price(full).input_usd;
       costs.push(sum + (lastBeforeBatch ?? priced));
       sum += priced;
