@@ -116,28 +116,48 @@ export const ConfigSchema = z.object({
   // ---- Support desks (src/desk/): webhooks in, replies and notes out. Secrets: set them from the environment.
   /** Desks casework talks to: "zendesk,intercom,freshdesk,webhook" (any of them; empty: none). Each listed desk needs its credentials below. */
   CASEWORK_DESKS: z.string().default(''),
-  /** Oldest signed webhook accepted, in seconds; older deliveries are refused as replays. */
-  CASEWORK_DESK_REPLAY_WINDOW_SECONDS: int(300),
+  /**
+   * The delivery horizon, in seconds: the oldest signed webhook accepted (older ones are refused
+   * as replays). Within it a replay is answered as a duplicate by the idempotency record, so it
+   * is as long as every desk's documented retries and delays (Intercom: hours), 7 days by default.
+   */
+  CASEWORK_DESK_REPLAY_WINDOW_SECONDS: int(7 * 24 * 3600),
   /** Who each desk requester is in casework: "zendesk:<user id>=<customer id>,intercom:<contact id>=<customer id>,freshdesk:<email>=<customer id>". */
   CASEWORK_DESK_CUSTOMERS: z.string().default(''),
   /** Trust the desk's own external id of the requester (Zendesk user / Intercom contact external_id) as the customer id when no mapping names them. */
   CASEWORK_DESK_TRUST_EXTERNAL_ID: z.enum(['true', 'false']).default('false'),
   /** Longest wait for one desk API call before it counts as timed out (and is checked, then retried). */
   CASEWORK_DESK_TIMEOUT_MS: int(10_000),
+  /** A desk's rate limit (429) asking for at most this many seconds in all is waited out inside the post; a longer one ends the attempt and Temporal retries after exactly the desk's delay. */
+  CASEWORK_DESK_RATE_LIMIT_WAIT_SECONDS: int(10),
   /** Zendesk: API base (https://<subdomain>.zendesk.com), agent email + API token, and the webhook's signing secret. */
   CASEWORK_ZENDESK_BASE_URL: z.string().optional(),
   CASEWORK_ZENDESK_EMAIL: z.string().optional(),
   CASEWORK_ZENDESK_API_TOKEN: z.string().optional(),
   CASEWORK_ZENDESK_WEBHOOK_SECRET: z.string().optional(),
+  /** Zendesk status per case state, overriding the defaults (docs/desks.md): "awaiting_approval=hold,with_person=hold,..."; checked at start. */
+  CASEWORK_ZENDESK_STATUSES: z.string().default(''),
+  /** Zendesk group a case handed to a person is assigned to (its id); unset, the assignment is left alone. */
+  CASEWORK_ZENDESK_HANDOFF_GROUP_ID: z.string().optional(),
   /** Intercom: API base, access token, the app's client secret (signs webhooks) and the admin casework replies as. */
   CASEWORK_INTERCOM_BASE_URL: z.string().default('https://api.intercom.io'),
   CASEWORK_INTERCOM_ACCESS_TOKEN: z.string().optional(),
   CASEWORK_INTERCOM_CLIENT_SECRET: z.string().optional(),
   CASEWORK_INTERCOM_ADMIN_ID: z.string().optional(),
+  /** Intercom conversation state (open, snoozed, closed) per case state, overriding the defaults (docs/desks.md); checked at start. */
+  CASEWORK_INTERCOM_STATES: z.string().default(''),
+  /** How long a conversation casework snoozes sleeps, in seconds (a customer's reply wakes it sooner). */
+  CASEWORK_INTERCOM_SNOOZE_SECONDS: int(86_400),
+  /** Intercom admin a case handed to a person is assigned to; unset, the assignment is left alone. */
+  CASEWORK_INTERCOM_HANDOFF_ADMIN_ID: z.string().optional(),
   /** Freshdesk: API base (https://<domain>.freshdesk.com), API key, and the shared secret the automation rule sends in X-Casework-Webhook-Token. */
   CASEWORK_FRESHDESK_BASE_URL: z.string().optional(),
   CASEWORK_FRESHDESK_API_KEY: z.string().optional(),
   CASEWORK_FRESHDESK_WEBHOOK_TOKEN: z.string().optional(),
+  /** Freshdesk status id per case state, overriding the defaults (docs/desks.md; 7 is "Waiting on Third Party" in a default account); checked at start. */
+  CASEWORK_FRESHDESK_STATUSES: z.string().default(''),
+  /** Freshdesk group a case handed to a person is assigned to (its id); unset, the assignment is left alone. */
+  CASEWORK_FRESHDESK_HANDOFF_GROUP_ID: z.string().optional(),
   /** Generic outbound webhook for other desks: where replies and status changes are POSTed, and the HMAC secret that signs them. */
   CASEWORK_DESK_WEBHOOK_URL: z.string().optional(),
   CASEWORK_DESK_WEBHOOK_SECRET: z.string().optional(),

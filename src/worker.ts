@@ -104,7 +104,7 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
       model: instrumentModel(deps.model, metrics),
       noteTtlMonths: config.CASEWORK_NOTE_TTL_MONTHS,
       embedder: deps.embedder,
-      desk: { clients: desk.clients, observer: metrics.desk.observer },
+      desk: { clients: desk.clients, observer: metrics.desk.observer, rateLimit: { maxWaitSeconds: config.CASEWORK_DESK_RATE_LIMIT_WAIT_SECONDS } },
       transcriptLog: new TranscriptLog(deps.pool, bodyCodecOf(codec)),
     }),
     interceptors: {

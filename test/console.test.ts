@@ -12,7 +12,10 @@ import { carriedStateQuery } from '../src/workflows/investigation-api';
 import { consoleAgent, visibleText, type ConsoleAgent } from './support/console-agent';
 import { clearingRun, pendingRefund, seedConsoleMemory, type PendingRefund } from './support/console-cases';
 import { openTestDatabase, unique } from './support/db';
-import { scriptedModel } from './support/scripted-model';
+import { answer, scriptedModel } from './support/scripted-model';
+import { parkDelivery } from '../src/db/parked-deliveries';
+import { bodyCodecOf } from '../src/temporal/codec/body-codec';
+import { codecFor } from '../src/temporal/data-converter';
 import { settle } from './support/scripted-run';
 import { startTestWorker, type TestWorker } from './support/temporal';
 
@@ -461,5 +464,65 @@ describe('casework console on its own', () => {
     const lines: string[] = [];
     assert.equal(await consoleCommand([], { ...tw.config, CASEWORK_API_KEYS: undefined, CASEWORK_HTTP_OPEN: 'false' }, (l) => lines.push(l)), 2);
     assert.match(lines.join('\n'), /^error: casework console will not start: .*CASEWORK_API_KEYS/);
+  });
+});
+
+describe('parked desk deliveries', () => {
+  test('a support person maps a parked requester (the delivery reaches its investigation once) or discards one with a reason; both are audited', async () => {
+    const codec = bodyCodecOf(codecFor(tw.config));
+    const requester = `${Date.now() % 1_000_000_000}`;
+    const park = async (n: number) => {
+      const ticket = `${requester}${n}`;
+      const draft = {
+        eventId: `zendesk-comment-${ticket}`,
+        type: 'ticket.message' as const,
+        ticketId: `zendesk-${ticket}`,
+        message: `My parcel ${n} never came.`,
+        receivedAt: new Date().toISOString(),
+      };
+      assert.equal(
+        await parkDelivery(db.app, codec, {
+          desk: 'zendesk',
+          eventId: draft.eventId,
+          ticketId: draft.ticketId,
+          requester,
+          reason: 'unmapped_requester',
+          body: { draft, requester: { desk: 'zendesk', id: requester }, ref: { desk: 'zendesk', externalTicketId: ticket } },
+        }),
+        true,
+      );
+      return draft;
+    };
+    const kept = await park(1);
+    const spam = await park(2);
+    const support = await signedIn(SUPPORT, 'Sam');
+    const page = await support.get('/console/deliveries');
+    assert.equal(page.status, 200);
+    assert.ok(page.text.includes(kept.ticketId) && page.text.includes(spam.ticketId), 'both wait on the page');
+    assert.ok(!page.text.includes('never came'), 'the page shows ids, never the words');
+
+    const [discardId] = (await db.admin.query<{ id: string }>('SELECT id FROM parked_deliveries WHERE event_id = $1', [spam.eventId])).rows.map((r) => r.id);
+    const discarded = await support.post(`/console/deliveries/${discardId}/discard`, { reason: 'spam' });
+    assert.match(visibleText((await support.follow(discarded)).text), /Discarded delivery/);
+
+    const workflowId = `investigation-${kept.ticketId}`;
+    model.script(workflowId, [answer('I am on it.')]);
+    const mapped = await support.post('/console/deliveries/map', { desk: 'zendesk', requester, customerId: 'cust_dana' });
+    assert.match(visibleText((await support.follow(mapped)).text), new RegExp(`Mapped zendesk requester ${requester} to cust_dana; delivered 1\\.`));
+    const status = await settle(tw, model, workflowId);
+    assert.equal(status.customerId, 'cust_dana');
+    const audit = await db.admin.query<{ action: string; actor: string }>('SELECT action, actor FROM desk_delivery_audit WHERE requester = $1 ORDER BY id', [requester]);
+    assert.deepEqual(
+      audit.rows.map((r) => r.action),
+      ['discarded', 'mapped', 'delivered'],
+    );
+    assert.ok(audit.rows.every((r) => r.actor.startsWith('Sam via console')));
+  });
+
+  test('an approver-only session sees no link to the page, and is refused it', async () => {
+    const lead = await signedIn(LEAD);
+    const inbox = await lead.get('/console/inbox');
+    assert.ok(!inbox.text.includes('/console/deliveries'));
+    assert.equal((await lead.get('/console/deliveries')).status, 403);
   });
 });

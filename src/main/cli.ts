@@ -52,6 +52,7 @@ const COMMANDS: Record<string, () => Command> = {
       return 0;
     };
   },
+  desk: () => (require('./commands/desk') as typeof import('./commands/desk')).deskCommand,
   memory: () => (require('./commands/memory') as typeof import('./commands/memory')).memoryCommand,
   bench: () => (require('./commands/bench') as typeof import('./commands/bench')).benchCommand,
 };

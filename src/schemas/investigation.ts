@@ -1,3 +1,4 @@
+import type { PostStatus } from './case-state';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { CaseNotes } from './case-notes';
 import type { PriceTable, TokenUsage } from './model';
@@ -211,7 +212,8 @@ export interface DeskPostItem {
   sequence: number;
   body: string;
   tags?: string[];
-  status?: 'open' | 'pending' | 'solved';
+  /** The case state the post tells the desk (each desk maps it to its own status); legacy names in outboxes carried from before. */
+  status?: PostStatus;
 }
 
 /** The desk outbox: what was numbered, what waits to be posted, and what a desk refused. Carried across continue-as-new. */

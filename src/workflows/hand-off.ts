@@ -86,7 +86,8 @@ export function installHandOffHandlers(run: Run): void {
       appendAssistant(run.s.transcript, { role: 'assistant', content: [{ type: 'text', text }] });
       run.s.lastReply = text;
       run.s.awaiting = 'customer';
-      queueReply(run, text);
+      // A person has answered: the ticket now waits on the customer, as after casework's own reply.
+      queueReply(run, text, run.s.pending ? undefined : 'awaiting_customer');
       publish(run.id, run.s);
       return { replied: true as const };
     },

@@ -4,7 +4,8 @@ import { customerText } from '../context/transcript';
 import type { InboxMessage, InvestigationInput, InvestigationStatus } from '../schemas/investigation';
 import { activitiesFor } from './activities';
 import { closeCase } from './close-case';
-import { flushDeskPosts, hasPendingPosts, queueReply, startDeskPosts } from './desk-posts';
+import { caseClosedNote } from './desk-notes';
+import { flushDeskPosts, hasPendingPosts, queueNote, queueReply, startDeskPosts } from './desk-posts';
 import { handOff, installHandOffHandlers, resolveOnClose, resumeOnCustomerMessage } from './hand-off';
 import { carriedStateQuery, closeTicketSignal, customerMessageSignal, statusQuery } from './investigation-api';
 import { markRecovered } from './recovery';
@@ -13,6 +14,9 @@ import { publish, startingState, statusOf, type Run } from './state';
 import { afterReply, failureText, modelStep } from './turn';
 import { CACHE_SCHEDULE_PATCH } from './cache-schedule';
 import { carriedByReference, HISTORY_BY_REFERENCE_PATCH, HISTORY_PLAN_COMPACT_PATCH, logState } from './by-reference';
+
+/** The patch after which casework closing a case solves (resolves, closes) the desk ticket; runs from before leave it as it was. */
+export const DESK_CLOSE_PATCH = 'desk-close-status';
 
 /** What the customer is told when the step cap ends a turn. */
 const STEP_CAP_REPLY = 'I have not been able to finish looking into this within my step limit, so I have passed your case to a colleague, who will reply to you here.';
@@ -153,6 +157,8 @@ export async function investigation(input: InvestigationInput): Promise<Investig
 
   resolveOnClose(run);
   await closeCase(run);
+  // A case casework closes (the follow-up window passed) closes the desk ticket too; one the desk closed is left as the desk set it.
+  if (!closeRequested && run.postsToDesk && patched(DESK_CLOSE_PATCH)) queueNote(run, caseClosedNote());
   await postToDesk();
   publish(id, s, true);
   return statusOf(id, s);

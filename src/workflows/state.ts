@@ -144,6 +144,8 @@ export interface Run {
   acts: RunActivities;
   /** True when this run posts its replies and notes to a desk (desk-posts.ts decides once, at start). */
   postsToDesk?: boolean;
+  /** True when the run posts only if the worker has a desk for its ticket: the first post answering "skipped" ends the posting. */
+  deskIfConfigured?: boolean;
   /** True when this run keeps its transcript by reference in the transcript log (patch history-by-reference, decided once, at start). */
   byRef?: boolean;
   /** History by reference sends its plans in the compact shape (patch `history-plan-compact`). */

@@ -1,4 +1,4 @@
-import { ActivityFailure } from '@temporalio/workflow';
+import { ActivityFailure, patched } from '@temporalio/workflow';
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { costOf } from '../context/accounting';
 import { contextManagementEdits } from '../context/clearing';
@@ -8,7 +8,9 @@ import { repairTranscript, requestProblems } from '../context/transcript-check';
 import { addUsage, type ModelReply } from '../schemas/model';
 import { buildRequest, liveTail, prepareContext } from './context-step';
 import { cacheHintsFor, strategyName } from './cache-schedule';
-import { queueReply } from './desk-posts';
+import { describeLeaks, publicReplyLeaks } from '../context/public-reply';
+import { replyHeldNote } from './desk-notes';
+import { queueNote, queueReply } from './desk-posts';
 import { handOff } from './hand-off';
 import { publish, type Run } from './state';
 import { runTools } from './tool-dispatch';
@@ -18,6 +20,9 @@ import type { StepPlan } from '../schemas/transcript-log';
 // One step of the conversation: the model call on the lean context, and what its reply leads
 // to (tools, a continuation, the end of the turn, a hand-over). The loop in investigation.ts
 // decides when a step is due.
+
+/** The patch that checks each reply for internal details before the customer sees it; runs from before replay without it. */
+export const PUBLIC_REPLY_CHECK_PATCH = 'public-reply-check';
 
 /** Empty replies in a row a turn tolerates before a person takes over. */
 const MAX_EMPTY_REPLIES = 2;
@@ -120,10 +125,20 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
     case 'refused':
       handOff(run, `the model declined to answer${plan.text ? `: ${plan.text.slice(0, 300)}` : ''}`);
       return;
-    case 'reply':
+    case 'reply': {
+      const leaks = publicReplyLeaks(plan.text);
+      // Runs from before the check (no marker) replay as they ran: their reply went out as written.
+      if (leaks.length && patched(PUBLIC_REPLY_CHECK_PATCH)) {
+        const what = describeLeaks(leaks);
+        queueNote(run, replyHeldNote({ what, text: plan.text }));
+        handOff(run, `a reply was held back because it showed the customer ${what}`);
+        return;
+      }
       s.lastReply = plan.text;
       s.awaiting = 'customer';
-      queueReply(run, plan.text);
+      // A reply while a refund waits for approval leaves the ticket in the internal wait; otherwise it waits on the customer.
+      queueReply(run, plan.text, s.pending ? undefined : 'awaiting_customer');
       return;
+    }
   }
 }

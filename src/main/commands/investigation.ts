@@ -16,11 +16,18 @@ type Out = (line: string) => void;
 const DECISION_TIMEOUT_MS = 30_000;
 
 function readEventFile(path: string): unknown {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
+    bytes = path === '-' ? readFileSync(0) : readFileSync(path);
   } catch (error) {
     throw new UsageError(`cannot read event file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let text: string;
+  try {
+    // As POST /events does: bytes that are not UTF-8 are refused, never replaced.
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new InvalidEventError(['(event): not valid UTF-8']);
   }
   try {
     return JSON.parse(text);

@@ -27,6 +27,7 @@ export function page(title: string, body: Html, session?: Session): string {
     ? html`<nav aria-label="Console">
           <a href="/console/inbox">Approvals</a>
           <a href="/console/customers">Customer memory</a>
+          ${session.principal.support ? html`<a href="/console/deliveries">Parked deliveries</a>` : ''}
         </nav>
         <div class="who">
           <span>Signed in as ${session.person} (${session.principal.label})</span>

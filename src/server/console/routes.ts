@@ -1,6 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { RefundDecision } from '../../schemas/investigation';
 import { decideRefund, readStatus } from '../../client/investigations';
+import { mapRequesterAndDeliver } from '../../client/parked-deliveries';
+import { discardParked, isParkingDesk, listParked } from '../../db/parked-deliveries';
+import { bodyCodecOf } from '../../temporal/codec/body-codec';
+import { codecFor } from '../../temporal/data-converter';
 import { correctNote, forgetMemory, showMemory } from '../../memory/control';
 import { decisionProblem } from '../../workflows/approvals';
 import { mayDecide, mayDecideAs, soleApprover, type Principal } from '../auth';
@@ -9,6 +13,7 @@ import { errorAnswer, HttpError, type Answer } from '../http';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets';
 import { pendingCases, readCase } from './cases';
 import { checkCsrf, checkOrigin } from './csrf';
+import { deliveriesPage } from './deliveries';
 import { field, readForm } from './form';
 import { money } from './format';
 import { inboxPage } from './inbox';
@@ -29,6 +34,7 @@ import { timelinePage } from './timeline';
 //   GET  /console/sign-in · POST /console/sign-in · POST /console/sign-out
 //   GET  /console/inbox · GET /console/inbox/pending (JSON, the poll) · POST /console/inbox/decide
 //   GET  /console/cases/:workflowId                a case's timeline
+//   GET  /console/deliveries · POST /console/deliveries/map · POST /console/deliveries/:id/discard
 //   GET  /console/customers · POST /console/customers/lookup
 //   GET  /console/customers/:ref · POST /console/customers/:ref/correct | forget | forget-all
 //   GET  /console/assets/console.css | console.js
@@ -187,6 +193,10 @@ async function get(ctx: RouteContext, state: ConsoleState, rest: string, session
     requireSupport(session);
     return htmlAnswer(200, lookupPage(session));
   }
+  if (rest === '/deliveries') {
+    requireSupport(session);
+    return htmlAnswer(200, deliveriesPage(await listParked(ctx.deps.pool, { waiting: true }), session));
+  }
   const memoryMatch = /^\/customers\/([^/]+)$/.exec(rest);
   if (memoryMatch) {
     requireSupport(session);
@@ -215,6 +225,7 @@ async function post(ctx: RouteContext, state: ConsoleState, req: IncomingMessage
     return redirect('/console/sign-in', { 'set-cookie': sessionCookie(null, overTls(req)) });
   }
   if (rest === '/inbox/decide') return decide(ctx, session, form);
+  if (rest === '/deliveries/map' || /^\/deliveries\/\d+\/discard$/.test(rest)) return parkedAction(ctx, rest, session, form);
   if (rest === '/customers/lookup') {
     requireSupport(session);
     const customerId = field(form, 'customerId', 'the customer id', 100);
@@ -253,6 +264,43 @@ async function post(ctx: RouteContext, state: ConsoleState, req: IncomingMessage
     }
   }
   throw new HttpError(404, 'no such console form');
+}
+
+/** Maps a parked delivery's requester (delivering what waits for them) or discards one delivery. */
+async function parkedAction(ctx: RouteContext, rest: string, session: Session, form: URLSearchParams): Promise<Answer> {
+  requireSupport(session);
+  const done = (kind: 'ok' | 'error', text: string) => {
+    session.flash = { kind, text };
+    return redirect('/console/deliveries');
+  };
+  try {
+    const discard = /^\/deliveries\/(\d+)\/discard$/.exec(rest);
+    if (discard) {
+      const parked = await discardParked(ctx.deps.pool, { id: Number(discard[1]), by: actorOf(session), reason: field(form, 'reason', 'the reason', 500) });
+      return done('ok', `Discarded delivery ${parked.id} (${parked.desk} ticket ${parked.ticketId}).`);
+    }
+    const desk = field(form, 'desk', 'the desk', 20);
+    if (!isParkingDesk(desk)) throw new HttpError(400, 'the desk must be zendesk, intercom or freshdesk');
+    const input = {
+      desk,
+      requester: field(form, 'requester', 'the requester', 320),
+      customerId: field(form, 'customerId', 'the customer id', 100),
+      by: actorOf(session),
+    };
+    const { client, pool, config } = ctx.deps;
+    const result = await ctx.temporal('delivering parked deliveries', () =>
+      mapRequesterAndDeliver({ client, pool, codec: bodyCodecOf(codecFor(config)) }, input, { taskQueue: ctx.taskQueue, settings: ctx.settings }),
+    );
+    const still = result.stillParked.length ? ` ${result.stillParked.length} still wait: ${result.stillParked.map((s) => s.why).join('; ')}` : '';
+    return done(
+      result.stillParked.length ? 'error' : 'ok',
+      `Mapped ${input.desk} requester ${input.requester} to ${input.customerId}; delivered ${result.delivered.length}.${still}`,
+    );
+  } catch (error) {
+    const answer = errorAnswer(error);
+    if (answer.status >= 500) throw error;
+    return done('error', (answer.body as { error?: string }).error ?? 'not changed');
+  }
 }
 
 async function decide(ctx: RouteContext, session: Session, form: URLSearchParams): Promise<Answer> {
