@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { ContentBlockParam, MessageParam, TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages';
 import { buildContext, type BuiltContext } from '../src/context/build-context';
 import { countBreakpoints, MAX_BREAKPOINTS, withoutCacheMarks } from '../src/context/cache-breakpoints';
-import { createCacheCostModel, type CostBlock, type CostCall } from '../src/context/cache-cost';
+import { breakpointProblem, createCacheCostModel, type CostBlock, type CostCall } from '../src/context/cache-cost';
 import { DEFAULT_PRICES } from '../src/context/accounting';
 import { idsToClear } from '../src/context/clearing';
 import { estimateBlockTokens, estimateRequestTokens, estimateToolTokens, estimateTokens } from '../src/context/tokens';
@@ -114,6 +114,21 @@ describe('cache breakpoints survive the 20-block lookback', () => {
         }
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('whatever the schedule asks (an hour TTL, no tail), a request carries at most four breakpoints with TTLs the API accepts', () => {
+    fc.assert(
+      fc.property(fc.array(stepShape, { minLength: 1, maxLength: 6 }), fc.constantFrom<'5m' | '1h'>('5m', '1h'), fc.boolean(), (steps, ttl, writeTail) => {
+        const transcript: MessageParam[] = [opening];
+        steps.forEach((step, i) => transcript.push(...stepMessages(i + 1, step)));
+        const request = buildContext({ system, tools, messages: transcript, clearedIds: idsToClear(transcript, 3), cache: { ttl, writeTail } });
+        const call = costCall(request, 0);
+        assert.equal(breakpointProblem(call.blocks), null);
+        assert.ok(countBreakpoints(request) <= MAX_BREAKPOINTS);
+        assert.ok(call.blocks.filter((b) => b.breakpoint).every((b) => b.breakpoint === ttl));
+      }),
+      { numRuns: 100 },
     );
   });
 
