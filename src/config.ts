@@ -58,7 +58,12 @@ export const ConfigSchema = z.object({
   /** Most model calls for one customer turn before the case goes to a person. */
   CASEWORK_MAX_STEPS: int(40),
   CASEWORK_MAX_STEPS_PER_RUN: int(500),
-  CASEWORK_CLEAR_EVERY: int(10),
+  /** Set: clear in a batch every this many steps (and on a cold cache), as before the cache-optimal schedule. Unset: the schedule below. */
+  CASEWORK_CLEAR_EVERY: z.coerce.number().int().nonnegative().optional(),
+  /** The cache-optimal clearing schedule keeps every request under this many tokens (0 turns it off: batches every 10 steps). */
+  CASEWORK_CONTEXT_PEAK_TOKENS: int(30_000),
+  /** Share of waits on a person (refund approvals) answered within the hour: the 1-hour cache is bought before a wait when this makes it cheaper. */
+  CASEWORK_WAIT_WITHIN_HOUR_SHARE: z.coerce.number().min(0).max(1).default(0.25),
   CASEWORK_KEEP_RECENT: int(3),
   CASEWORK_CACHE_TTL_SECONDS: int(300),
   CASEWORK_COMPACT_ABOVE_TOKENS: int(30_000),
@@ -133,6 +138,8 @@ export const ConfigSchema = z.object({
   CASEWORK_CASE_BUDGET_USD: num(0.5),
   /** Where traces go over OTLP/HTTP (the OpenTelemetry standard variable; the other OTEL_* variables apply too). Unset: no tracing at all. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url('OTEL_EXPORTER_OTLP_ENDPOINT must be a URL, e.g. http://otel-collector:4318').optional(),
+  /** One-hour cache writes, as a multiple of the input price; unset, the API's 2x. */
+  CASEWORK_PRICE_CACHE_WRITE_1H_MULTIPLIER: z.coerce.number().nonnegative().optional(),
   CASEWORK_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** The ticket-event HTTP endpoint (`casework serve`): port and interface it listens on. */
   CASEWORK_HTTP_PORT: int(8080),

@@ -352,6 +352,12 @@ describe("a case's timeline", () => {
     const noClearing = /^\$(\d+\.\d{4}) \(\+([\d,]+) tokens\)$/.exec(cells[6]!);
     assert.ok(noClearing, `the no-clearing estimate is shown (${cells[6]})`);
     assert.ok(Number(noClearing[1]) > done.totals.cost_usd, 'with no clearing the run would have cost more');
+    // The strategy the run cleared by, and what it saved (or cost) against no clearing, priced with the cache.
+    assert.equal(visibleText(/<span data-context-strategy>([\s\S]*?)<\/span>/.exec(page)![1]!), 'a clearing batch every 4 steps and on a cold cache (keep 3)');
+    assert.match(
+      visibleText(/<span data-clearing-saving>([\s\S]*?)<\/span>/.exec(page)![1]!),
+      /^(saved|cost) \$\d+\.\d{4} of input \(with caching, an estimate: \$\d+\.\d{4} with no clearing\)$/,
+    );
     const { runId } = await tw.client.workflow.getHandle(id).describe();
     assert.ok(page.includes(`/namespaces/${tw.config.TEMPORAL_NAMESPACE}/workflows/${id}/${runId}/history`), 'links to this run in the Temporal web UI');
 

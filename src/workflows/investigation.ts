@@ -12,6 +12,7 @@ import { markRecovered } from './recovery';
 import { installDecisionHandlers, pendingDecision, settleDecision, watchApproval } from './refund-approval';
 import { publish, startingState, statusOf, type Run } from './state';
 import { afterReply, failureText, modelStep } from './turn';
+import { CACHE_SCHEDULE_PATCH } from './cache-schedule';
 import { carriedByReference, HISTORY_BY_REFERENCE_PATCH, HISTORY_PLAN_COMPACT_PATCH, logState } from './by-reference';
 
 /** The patch after which casework closing a case solves (resolves, closes) the desk ticket; runs from before leave it as it was. */
@@ -42,6 +43,8 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     // Plans in their compact shape for runs started after it shipped; runs in flight keep sending the first shape.
     run.compactPlans = patched(HISTORY_PLAN_COMPACT_PATCH);
   }
+  // Runs started with the schedule clear by it; runs recorded before it replay with their fixed batches.
+  if (settings.cacheSchedule && patched(CACHE_SCHEDULE_PATCH)) run.cacheSchedule = settings.cacheSchedule;
   const { id, s, acts } = run;
   let closeRequested = false;
   let stepsThisRun = 0;

@@ -1,6 +1,6 @@
 import { upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import { EMPTY_AGENT_NOTES } from '../context/agent-notes';
-import type { CarriedState, CaseStatus, HandOff, InvestigationInput, InvestigationSettings, InvestigationStatus } from '../schemas/investigation';
+import type { CacheScheduleSettings, CarriedState, CaseStatus, HandOff, InvestigationInput, InvestigationSettings, InvestigationStatus } from '../schemas/investigation';
 import type { RunActivities } from './activities';
 import { NO_USAGE } from '../schemas/model';
 import { SA } from '../schemas/search-attributes';
@@ -98,6 +98,7 @@ export function statusOf(id: RunIdentity, s: CarriedState): InvestigationStatus 
     refunds: s.refunds,
     recoveredFrom: s.recoveries[s.recoveries.length - 1] ?? null,
     ...(s.desk ? { desk: s.desk } : {}),
+    ...(s.cache ? { contextStrategy: s.cache.strategy } : {}),
   };
 }
 
@@ -149,4 +150,6 @@ export interface Run {
   byRef?: boolean;
   /** History by reference sends its plans in the compact shape (patch `history-plan-compact`). */
   compactPlans?: boolean;
+  /** The cache-optimal clearing schedule this run follows (patch `cache-optimal-schedule`, decided once, at start). */
+  cacheSchedule?: CacheScheduleSettings;
 }

@@ -6,7 +6,8 @@ import { appendAssistant, appendUserText, assistantMessage, EMPTY_REPLY_NUDGE, p
 import { toolResultMessage, toolUses } from '../context/transcript';
 import { repairTranscript, requestProblems } from '../context/transcript-check';
 import { addUsage, type ModelReply } from '../schemas/model';
-import { buildRequest, prepareContext } from './context-step';
+import { buildRequest, liveTail, prepareContext } from './context-step';
+import { cacheHintsFor, strategyName } from './cache-schedule';
 import { describeLeaks, publicReplyLeaks } from '../context/public-reply';
 import { replyHeldNote } from './desk-notes';
 import { queueNote, queueReply } from './desk-posts';
@@ -44,6 +45,9 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
       s.transcript = repairTranscript(s.transcript);
       built = buildRequest(s);
     }
+    // Where the breakpoints go and for how long: the cache schedule's call, for runs that follow it.
+    const cache = cacheHintsFor(run, { built, tail: liveTail(s) });
+    if (cache) built = buildRequest(s, cache);
     const problems = requestProblems(built);
     if (problems.length) {
       handOff(run, 'transcript_invalid', `the conversation breaks the Messages API's rules and could not be repaired: ${problems.join('; ')}`);
@@ -51,9 +55,10 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
     }
     const extra = settings.thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, context_management: contextManagementEdits(settings.keepRecent) } : undefined;
     // By reference, the activity is sent the step's plan and rebuilds these same messages from the transcript log.
-    if (run.byRef) plan = stepPlan(run, { max_tokens: settings.maxTokens, extra });
+    if (run.byRef) plan = stepPlan(run, { max_tokens: settings.maxTokens, extra, ...(cache ? { cache } : {}) });
     const reply = plan ? await acts.callModelOnPlan(plan) : await acts.callModel({ purpose: 'investigate', ...built, max_tokens: settings.maxTokens, extra });
     s.lastModelCallAt = Date.now();
+    s.cache = { strategy: strategyName(settings, run.cacheSchedule !== undefined), lastTtl: cache?.ttl ?? '5m' };
     s.model = reply.model;
     const cost = costOf(reply.usage, settings.prices);
     s.totals = addUsage(s.totals, reply.usage);
@@ -67,7 +72,7 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
       tools: toolUses(reply.content).map((u) => u.name),
       usage: reply.usage,
       cost_usd: cost,
-      context_event: joinEvents(s.contextEventDue, contextEvent),
+      context_event: joinEvents(s.contextEventDue, contextEvent, cache?.ttl === '1h' ? 'cached for an hour before a wait on a person' : undefined),
     };
     if (run.byRef) recordStepByReference(s, record);
     else s.steps.push(record);
