@@ -12,7 +12,10 @@ import { carriedStateQuery } from '../src/workflows/investigation-api';
 import { consoleAgent, visibleText, type ConsoleAgent } from './support/console-agent';
 import { clearingRun, pendingRefund, seedConsoleMemory, type PendingRefund } from './support/console-cases';
 import { openTestDatabase, unique } from './support/db';
-import { scriptedModel } from './support/scripted-model';
+import { answer, scriptedModel } from './support/scripted-model';
+import { parkDelivery } from '../src/db/parked-deliveries';
+import { bodyCodecOf } from '../src/temporal/codec/body-codec';
+import { codecFor } from '../src/temporal/data-converter';
 import { settle } from './support/scripted-run';
 import { startTestWorker, type TestWorker } from './support/temporal';
 
@@ -156,6 +159,32 @@ describe('the approvals inbox', () => {
   before(async () => {
     older = await pendingRefund(tw, model, 700, 'Marked delivered, never received.');
     newer = await pendingRefund(tw, model, 1200, 'Charged twice for one parcel.');
+  });
+
+  test('an approver-only session is shown no link it cannot open; a support session is shown the memory links', async () => {
+    const links = (html: string) => [...html.matchAll(/href="(\/console[^"]*)"/g)].map((m) => m[1]!).filter((href) => !href.startsWith('/console/assets/'));
+    const lead = await signedIn(LEAD);
+    const inbox = await lead.get('/console/inbox');
+    const timeline = await lead.get(`/console/cases/${older.id}`);
+    const shown = [...new Set([...links(inbox.text), ...links(timeline.text)])];
+    assert.ok(shown.includes(`/console/cases/${older.id}`), 'the case timeline is linked');
+    assert.deepEqual(
+      shown.filter((href) => href.startsWith('/console/customers')),
+      [],
+      'no memory link for a key without the support grant',
+    );
+    for (const href of shown) {
+      const res = await lead.get(href);
+      // The console's root redirects to the inbox: the page it lands on must open too.
+      assert.equal((res.status === 303 ? await lead.follow(res) : res).status, 200, href);
+    }
+    const support = await signedIn(SUPPORT, 'Sam');
+    const supportLinks = [...links((await support.get('/console/inbox')).text), ...links((await support.get(`/console/cases/${older.id}`)).text)];
+    assert.ok(supportLinks.includes('/console/customers'), 'the support grant sees the memory pages');
+    assert.ok(
+      supportLinks.some((href) => /^\/console\/customers\/c_/.test(href)),
+      "and each case's customer memory",
+    );
   });
 
   test('lists each pending refund oldest first, with customer, order, amount, reason, the evidence decoded, the wait, the reminder and the auto-deny', async () => {
@@ -331,6 +360,12 @@ describe("a case's timeline", () => {
     const noClearing = /^\$(\d+\.\d{4}) \(\+([\d,]+) tokens\)$/.exec(cells[6]!);
     assert.ok(noClearing, `the no-clearing estimate is shown (${cells[6]})`);
     assert.ok(Number(noClearing[1]) > done.totals.cost_usd, 'with no clearing the run would have cost more');
+    // The strategy the run cleared by, and what it saved (or cost) against no clearing, priced with the cache.
+    assert.equal(visibleText(/<span data-context-strategy>([\s\S]*?)<\/span>/.exec(page)![1]!), 'a clearing batch every 4 steps and on a cold cache (keep 3)');
+    assert.match(
+      visibleText(/<span data-clearing-saving>([\s\S]*?)<\/span>/.exec(page)![1]!),
+      /^(saved|cost) \$\d+\.\d{4} of input \(with caching, an estimate: \$\d+\.\d{4} with no clearing\)$/,
+    );
     const { runId } = await tw.client.workflow.getHandle(id).describe();
     assert.ok(page.includes(`/namespaces/${tw.config.TEMPORAL_NAMESPACE}/workflows/${id}/${runId}/history`), 'links to this run in the Temporal web UI');
 
@@ -354,10 +389,10 @@ describe("the customer's memory", () => {
     const res = await support.post('/console/customers/lookup', { customerId: customer });
     assert.equal(res.status, 303);
     const location = res.headers.get('location')!;
-    assert.match(location, /^\/console\/customers\/c_[A-Za-z0-9_-]{22}$/);
+    assert.match(location, /^\/console\/customers\/c_[A-Za-z0-9_-]{40,}$/);
     assert.ok(!location.includes(customer));
     ref = location.split('/').pop()!;
-    const unknown = await support.get('/console/customers/c_AAAAAAAAAAAAAAAAAAAAAA');
+    const unknown = await support.get(`/console/customers/c_${'A'.repeat(60)}`);
     assert.equal(unknown.status, 404);
     assert.match(visibleText(unknown.text), /look the customer up again/);
   });
@@ -463,5 +498,65 @@ describe('casework console on its own', () => {
     const lines: string[] = [];
     assert.equal(await consoleCommand([], { ...tw.config, CASEWORK_API_KEYS: undefined, CASEWORK_HTTP_OPEN: 'false' }, (l) => lines.push(l)), 2);
     assert.match(lines.join('\n'), /^error: casework console will not start: .*CASEWORK_API_KEYS/);
+  });
+});
+
+describe('parked desk deliveries', () => {
+  test('a support person maps a parked requester (the delivery reaches its investigation once) or discards one with a reason; both are audited', async () => {
+    const codec = bodyCodecOf(codecFor(tw.config));
+    const requester = `${Date.now() % 1_000_000_000}`;
+    const park = async (n: number) => {
+      const ticket = `${requester}${n}`;
+      const draft = {
+        eventId: `zendesk-comment-${ticket}`,
+        type: 'ticket.message' as const,
+        ticketId: `zendesk-${ticket}`,
+        message: `My parcel ${n} never came.`,
+        receivedAt: new Date().toISOString(),
+      };
+      assert.equal(
+        await parkDelivery(db.app, codec, {
+          desk: 'zendesk',
+          eventId: draft.eventId,
+          ticketId: draft.ticketId,
+          requester,
+          reason: 'unmapped_requester',
+          body: { draft, requester: { desk: 'zendesk', id: requester }, ref: { desk: 'zendesk', externalTicketId: ticket } },
+        }),
+        true,
+      );
+      return draft;
+    };
+    const kept = await park(1);
+    const spam = await park(2);
+    const support = await signedIn(SUPPORT, 'Sam');
+    const page = await support.get('/console/deliveries');
+    assert.equal(page.status, 200);
+    assert.ok(page.text.includes(kept.ticketId) && page.text.includes(spam.ticketId), 'both wait on the page');
+    assert.ok(!page.text.includes('never came'), 'the page shows ids, never the words');
+
+    const [discardId] = (await db.admin.query<{ id: string }>('SELECT id FROM parked_deliveries WHERE event_id = $1', [spam.eventId])).rows.map((r) => r.id);
+    const discarded = await support.post(`/console/deliveries/${discardId}/discard`, { reason: 'spam' });
+    assert.match(visibleText((await support.follow(discarded)).text), /Discarded delivery/);
+
+    const workflowId = `investigation-${kept.ticketId}`;
+    model.script(workflowId, [answer('I am on it.')]);
+    const mapped = await support.post('/console/deliveries/map', { desk: 'zendesk', requester, customerId: 'cust_dana' });
+    assert.match(visibleText((await support.follow(mapped)).text), new RegExp(`Mapped zendesk requester ${requester} to cust_dana; delivered 1\\.`));
+    const status = await settle(tw, model, workflowId);
+    assert.equal(status.customerId, 'cust_dana');
+    const audit = await db.admin.query<{ action: string; actor: string }>('SELECT action, actor FROM desk_delivery_audit WHERE requester = $1 ORDER BY id', [requester]);
+    assert.deepEqual(
+      audit.rows.map((r) => r.action),
+      ['discarded', 'mapped', 'delivered'],
+    );
+    assert.ok(audit.rows.every((r) => r.actor.startsWith('Sam via console')));
+  });
+
+  test('an approver-only session sees no link to the page, and is refused it', async () => {
+    const lead = await signedIn(LEAD);
+    const inbox = await lead.get('/console/inbox');
+    assert.ok(!inbox.text.includes('/console/deliveries'));
+    assert.equal((await lead.get('/console/deliveries')).status, 403);
   });
 });

@@ -12,7 +12,8 @@ import { createWebhookRoute, webhookRouteDesk, type WebhookLog } from '../src/de
 import type { AcceptedWebhook } from '../src/desk/types';
 import { signZendesk } from '../src/desk/zendesk-inbound';
 
-// The webhook route on a real socket, with the Temporal hand-off replaced by a recorder.
+// The webhook route on a real socket, with the gate and the Temporal hand-off replaced by a
+// recorder that answers as the gate does (an event id delivered once, then a duplicate).
 
 const body = readFileSync(join(__dirname, 'fixtures', 'desk', 'zendesk-comment-added.json'));
 const SECRET = 'route-secret';
@@ -31,8 +32,13 @@ before(async () => {
     settings: { inbound: { zendesk: { signingSecret: SECRET, replayWindowSeconds: 300, customers } } },
     deliver: async (accepted) => {
       if (temporalDown) throw new UnavailableError('Temporal is unreachable');
+      if (delivered.some((d) => d.event.eventId === accepted.event.eventId)) return { duplicate: true };
       delivered.push(accepted);
+      return { duplicate: false };
     },
+    resolve: async () => undefined,
+    park: async () => true,
+    parkReasonOf: () => undefined,
     log: (entry) => logs.push(entry),
     ...metrics.route,
     rejected: (desk, reason) => {

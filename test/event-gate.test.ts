@@ -107,3 +107,68 @@ test('a message with visible words around any storable noise is accepted word fo
     { numRuns: 1000 },
   );
 });
+
+/** Characters a person reading an id cannot see, or that reorder what they see. */
+const UNSEEN = [
+  '\u200b',
+  '\u200c',
+  '\u200d',
+  '\u2060',
+  '\ufeff',
+  '\u00ad',
+  '\u202e',
+  '\u202a',
+  '\u2066',
+  '\u2069',
+  '\u200e',
+  '\u200f',
+  '\u061c',
+  '\u00a0',
+  '\u2007',
+  '\u3000',
+  '\u034f',
+  '\ufe0f',
+  '\u3164',
+  '\u2800',
+  '\u{e0041}',
+];
+
+test('an id made only of invisible or bidi characters is refused, naming the field', () => {
+  for (const id of ['\u200b', '\u202e', '\u2060\u200d']) {
+    for (const field of ['eventId', 'customerId'] as const) {
+      const issues = refusal({ ...good, [field]: id }).issues;
+      assert.ok(
+        issues.some((i) => i.startsWith(`${field}: `)),
+        `${field} ${JSON.stringify(id)}: ${issues.join('; ')}`,
+      );
+    }
+  }
+});
+
+test('ids that differ from a readable id only by unseen characters are refused; the readable id is accepted', () => {
+  const readable = fc.stringMatching(/^[A-Za-z0-9_.:@-]{1,40}$/);
+  fc.assert(
+    fc.property(
+      readable,
+      fc.array(fc.tuple(fc.constantFrom(...UNSEEN), fc.nat()), { minLength: 1, maxLength: 4 }),
+      fc.constantFrom('eventId', 'customerId'),
+      (base, inserts, field) => {
+        // Inserted between code points, so a tag character's surrogate pair stays whole.
+        const points = Array.from(base);
+        for (const [ch, at] of inserts) points.splice(at % (points.length + 1), 0, ch);
+        const id = points.join('');
+        assert.equal(parseTicketEvent({ ...good, [field]: base })[field], base);
+        const issues = refusal({ ...good, [field]: id }).issues;
+        assert.ok(
+          issues.some((issue) => issue.startsWith(`${field}: `) && /invisible|space|control/.test(issue)),
+          `${field} ${JSON.stringify(id)} refused for: ${issues.join('; ')}`,
+        );
+      },
+    ),
+    { numRuns: 2000 },
+  );
+});
+
+test('an id with a leading or trailing space is refused: it would differ only by it from the trimmed one', () => {
+  assert.match(refusal({ ...good, customerId: 'cust_dana ' }).issues.join(';'), /^customerId: starts or ends with a space/);
+});

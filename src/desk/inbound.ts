@@ -6,10 +6,14 @@ import { acceptZendeskWebhook } from './zendesk-inbound';
 
 /** Metric names the server records for webhooks and the activity for posts (labels in the TSDoc). */
 export const DESK_METRICS = {
-  /** Counter, labels {desk, outcome: accepted | ignored | rejected}. */
+  /** Counter, labels {desk, outcome: accepted | unmapped | ignored | rejected}: what the adapter made of a delivery. */
   webhooksReceived: 'casework_desk_webhooks_received_total',
-  /** Counter, labels {desk, reason: bad_signature | stale_timestamp | malformed | unmapped_requester}. */
+  /** Counter, labels {desk, reason: bad_signature | stale_timestamp | malformed}. */
   webhooksRejected: 'casework_desk_webhooks_rejected_total',
+  /** Counter, labels {desk, outcome: DeliveryOutcome}: what became of a delivery, as the desk was answered. */
+  deliveries: 'casework_desk_deliveries_total',
+  /** Gauge: deliveries parked for a person (unmapped requester, refused by the ticket gate), across every replica. */
+  parkedDeliveries: 'casework_desk_parked_deliveries',
   /** Histogram (seconds), labels {desk}: verify + map, the part of the answer casework controls. */
   webhookAcceptSeconds: 'casework_desk_webhook_accept_seconds',
   /** Counter, labels {desk, kind: reply | note, outcome: posted | already_posted}. */
@@ -26,22 +30,4 @@ export function acceptWebhook(settings: Pick<DeskSettings, 'inbound'>, desk: Inb
   if (desk === 'zendesk') return settings.inbound.zendesk && acceptZendeskWebhook(delivery, settings.inbound.zendesk, now);
   if (desk === 'intercom') return settings.inbound.intercom && acceptIntercomWebhook(delivery, settings.inbound.intercom, now);
   return settings.inbound.freshdesk && acceptFreshdeskWebhook(delivery, settings.inbound.freshdesk, now);
-}
-
-/**
- * Remembers the event ids of the last `capacity` deliveries that reached Temporal, so the server
- * can answer a redelivery at once without a Temporal call. Remember an id only after the signal
- * succeeded (a failed one must be retried). Only an optimisation: the workflow drops a repeated
- * eventId anyway, which is what makes redeliveries safe across restarts and replicas.
- */
-export function createRecentDeliveries(capacity = 10_000): { has(eventId: string): boolean; remember(eventId: string): void } {
-  const ids = new Set<string>();
-  return {
-    has: (eventId) => ids.has(eventId),
-    remember(eventId) {
-      ids.delete(eventId);
-      ids.add(eventId);
-      if (ids.size > capacity) ids.delete(ids.values().next().value as string);
-    },
-  };
 }

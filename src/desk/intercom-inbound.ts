@@ -11,14 +11,19 @@ import { fieldProblems, hmac, header, outsideWindow, parseBody, plainText, rejec
 // delivery_attempts, data: {type: notification_event_data, item}}; for conversation topics
 // the item is a Conversation. Signed with X-Hub-Signature: sha1=<hex HMAC-SHA1(client secret, raw body)>.
 //
-// Intercom sends no signing timestamp; the replay window is checked against the signed
-// envelope's created_at (Intercom retries a failed delivery about a minute later with the same
-// created_at, well inside the default 300 s window).
+// Intercom sends no signing timestamp; the freshness check reads the signed envelope's
+// created_at against a window as long as the idempotency horizon (7 days by default): Intercom
+// documents throttled deliveries arriving up to two hours late and webhooks paused for 15
+// minutes, so a short window would refuse genuine notifications. Replays inside the window are
+// stopped by the idempotency record (the event id from Intercom's own part id), not by the clock.
 //
-//   conversation.user.created -> ticket.created  (eventId from the opening message, source.id)
+// Both webhook API versions are read. 2.x items carry `source` and `contacts`; 1.x items carry
+// `conversation_message` and `user` (the shape Intercom's own fixtures and older apps send).
+//
+//   conversation.user.created -> ticket.created  (eventId from the opening message's id)
 //   conversation.user.replied -> ticket.message  (eventId from the newest user conversation part)
 //   conversation.admin.closed -> ticket.closed   (eventId from the notification id)
-//   ping and every other topic -> ignored
+//   ping (whose id is null) and every other topic -> ignored
 
 /** The signature header Intercom sends. */
 export const INTERCOM_SIGNATURE_HEADER = 'X-Hub-Signature';
@@ -33,16 +38,36 @@ export interface IntercomInboundConfig {
 
 const Author = z.looseObject({ type: z.string(), id: DeskId });
 const Contact = z.looseObject({ id: DeskId, external_id: z.string().nullish() });
-const Conversation = z.looseObject({
+const Message = z.looseObject({ id: DeskId, body: z.string().nullish(), author: Author });
+const Parts = z.looseObject({ conversation_parts: z.array(z.looseObject({ id: DeskId, part_type: z.string(), body: z.string().nullish(), author: Author })) });
+/** A 2.x conversation item. */
+const ConversationV2 = z.looseObject({
   type: z.literal('conversation'),
   id: DeskId,
-  source: z.looseObject({ id: DeskId, body: z.string().nullish(), author: Author }),
+  source: Message,
   contacts: z.looseObject({ contacts: z.array(Contact) }).optional(),
-  conversation_parts: z.looseObject({ conversation_parts: z.array(z.looseObject({ id: DeskId, part_type: z.string(), body: z.string().nullish(), author: Author })) }).optional(),
+  conversation_parts: Parts.optional(),
 });
+/** A 1.x conversation item: the opening message is `conversation_message`, the customer is `user` (its `user_id` the external id). */
+const ConversationV1 = z
+  .looseObject({
+    type: z.literal('conversation'),
+    id: DeskId,
+    conversation_message: Message,
+    user: z.looseObject({ id: DeskId, user_id: z.string().nullish() }).optional(),
+    conversation_parts: Parts.optional(),
+  })
+  .transform(({ conversation_message, user, ...rest }) => ({
+    ...rest,
+    source: conversation_message,
+    contacts: user ? { contacts: [{ id: user.id, external_id: user.user_id ?? null }] } : undefined,
+  }));
+/** Either version, read as the 2.x shape. */
+const Conversation = z.union([ConversationV2, ConversationV1]);
 const Envelope = z.looseObject({
   type: z.literal('notification_event'),
-  id: z.string().trim().min(1, 'must not be blank'),
+  // The ping's id is null; every notification casework acts on has one.
+  id: z.string().trim().min(1, 'must not be blank').nullable(),
   topic: z.string().min(1),
   created_at: z.number().int().positive(),
   data: z.looseObject({ item: z.unknown() }),
@@ -50,6 +75,16 @@ const Envelope = z.looseObject({
 
 /** Authors Intercom uses for the customer side of a conversation. */
 const CUSTOMER_AUTHORS = new Set(['user', 'lead', 'contact']);
+
+/**
+ * The problems of an item that is neither version, named for the version it looks like: a union's
+ * own message ("invalid input") would name no field.
+ */
+function conversationProblems(item: unknown, error: z.ZodError): string {
+  const v1 = typeof item === 'object' && item !== null && 'conversation_message' in item;
+  const again = (v1 ? ConversationV1 : ConversationV2).safeParse(item);
+  return fieldProblems(again.success ? error : again.error, 'data.item');
+}
 
 /** Signs a body as Intercom does; for tests. */
 export function signIntercom(clientSecret: string, body: Buffer | string): string {
@@ -68,13 +103,14 @@ export function acceptIntercomWebhook(delivery: WebhookDelivery, config: Interco
   const envelope = Envelope.safeParse(body.value);
   if (!envelope.success) return reject('intercom', 'malformed', fieldProblems(envelope.error));
   const { topic, id, created_at: createdAt } = envelope.data;
+  if (topic === 'ping') return { outcome: 'ignored', desk: 'intercom', reason: 'ping: Intercom checking the webhook answers' };
   const stale = outsideWindow(createdAt, now, config.replayWindowSeconds);
   if (stale) return reject('intercom', 'stale_timestamp', `created_at: ${stale}`);
 
   const handled = topic === 'conversation.user.created' || topic === 'conversation.user.replied' || topic === 'conversation.admin.closed';
   if (!handled) return { outcome: 'ignored', desk: 'intercom', reason: `topic ${topic} is not one casework handles` };
   const parsed = Conversation.safeParse(envelope.data.data.item);
-  if (!parsed.success) return reject('intercom', 'malformed', fieldProblems(parsed.error, 'data.item'));
+  if (!parsed.success) return reject('intercom', 'malformed', conversationProblems(envelope.data.data.item, parsed.error));
   const conversation = parsed.data;
   const ticketId = deskTicketId('intercom', conversation.id);
   const receivedAt = now.toISOString();
@@ -107,6 +143,7 @@ export function acceptIntercomWebhook(delivery: WebhookDelivery, config: Interco
     });
   }
   // conversation.admin.closed: the customer is the conversation's contact, not the admin who closed it.
+  if (!id) return reject('intercom', 'malformed', 'id: required to close a conversation');
   const contact = conversation.contacts?.contacts[0];
   if (!contact) return reject('intercom', 'malformed', 'data.item.contacts.contacts: required to close a conversation');
   return finishEvent(

@@ -1,5 +1,6 @@
 import type { InboundDeskName } from '../schemas/desk-ticket';
 import type { TicketEvent } from '../schemas/event';
+import type { Requester } from './customers';
 
 // The shapes every desk adapter shares: what a webhook becomes, and how a casework ticket id
 // names the desk ticket it came from (so replies find their way back without a lookup table).
@@ -24,6 +25,20 @@ export interface DeskRef {
 export interface AcceptedWebhook {
   outcome: 'accepted';
   event: TicketEvent;
+  /** Who wrote it, as the desk identifies them (kept for parking what the ticket gate refuses). */
+  requester: Requester;
+  ref: DeskRef;
+}
+
+/**
+ * A genuine delivery whose requester casework cannot map to a customer yet: the server looks for
+ * a mapping a person made, and parks the delivery when there is none.
+ */
+export interface UnmappedWebhook {
+  outcome: 'unmapped';
+  desk: InboundDeskName;
+  draft: TicketEventDraft;
+  requester: Requester;
   ref: DeskRef;
 }
 
@@ -36,21 +51,25 @@ export interface IgnoredWebhook {
 }
 
 /** Why a delivery was refused; each reason is one label of the webhooks-rejected metric. */
-export type RejectionReason = 'bad_signature' | 'stale_timestamp' | 'malformed' | 'unmapped_requester';
+export type RejectionReason = 'bad_signature' | 'stale_timestamp' | 'malformed';
 
 /** A delivery casework refuses; nothing is started. */
 export interface RejectedWebhook {
   outcome: 'rejected';
   desk: InboundDeskName;
   reason: RejectionReason;
-  /** 401 (signature, timestamp), 400 (malformed), 422 (requester casework cannot map to a customer). */
-  status: 400 | 401 | 422;
+  /**
+   * 401 for what did not come from the desk (signature, token, timestamp); 202 for a genuine
+   * delivery casework cannot read (malformed): a desk's breaker counts 4xx answers, and no retry
+   * of the same bytes could fix it. The body, the log line and the metric name the problem.
+   */
+  status: 202 | 401;
   /** Safe to send back and log: names the field or header, never a secret or the body. */
   message: string;
 }
 
 /** What an inbound adapter makes of one delivery. */
-export type WebhookResult = AcceptedWebhook | IgnoredWebhook | RejectedWebhook;
+export type WebhookResult = AcceptedWebhook | UnmappedWebhook | IgnoredWebhook | RejectedWebhook;
 
 /** One webhook delivery as the server received it: headers (any case) and the raw body bytes, unparsed. */
 export interface WebhookDelivery {

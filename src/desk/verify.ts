@@ -34,8 +34,7 @@ export function safeEqual(a: Buffer | string, b: Buffer | string): boolean {
 
 /** A rejection, with the status its reason always has. */
 export function reject(desk: InboundDeskName, reason: RejectedWebhook['reason'], message: string): RejectedWebhook {
-  const status = reason === 'malformed' ? 400 : reason === 'unmapped_requester' ? 422 : 401;
-  return { outcome: 'rejected', desk, reason, status, message };
+  return { outcome: 'rejected', desk, reason, status: reason === 'malformed' ? 202 : 401, message };
 }
 
 /** Seconds since the epoch from a signature timestamp: ISO 8601 (Zendesk) or whole seconds. */

@@ -28,12 +28,25 @@ export function textProblem(value: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Characters a person cannot see or that reorder what they see: format characters (zero-width
+ * space and joiners, word joiner, byte-order mark, bidi embeddings, overrides and isolates, soft
+ * hyphen, tag characters), the combining grapheme joiner, variation selectors, the Hangul and
+ * Braille blanks, and every space but the plain one. Two ids that differ only by these look the
+ * same to an operator, so an id may hold none of them.
+ */
+const UNSEEN_IN_ID = /[\p{Cf}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0\u2800]|\p{Variation_Selector}|\u034F/u;
+
 /** Why an identifier cannot be used as sent, or undefined when it can. */
 export function idProblem(value: string): string | undefined {
   if (!value.trim()) return 'must not be blank or whitespace only';
   if (value.includes('\u0000')) return 'contains a NUL byte (\\u0000), which Postgres cannot store';
   if (CONTROL_IN_ID.test(value)) return 'contains a control character';
   if (LONE_SURROGATE.test(value)) return 'contains a lone UTF-16 surrogate (not valid Unicode)';
+  const unseen = UNSEEN_IN_ID.exec(value);
+  if (unseen)
+    return `contains an invisible, bidi or non-plain space character (U+${unseen[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}), which a person reading the id cannot see`;
+  if (value !== value.trim()) return 'starts or ends with a space';
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 import { ActivityFailure, condition, log, patched } from '@temporalio/workflow';
 import { writeRetryMs } from './activities';
 import { resumeByItself } from './hand-off';
+import { countHandOff, recordCaseCost } from './case-metrics';
 import { needsHumanNote } from './desk-notes';
 import { liveTail } from './context-step';
 import { compactionPlan, notesLogged, written } from './by-reference';
@@ -23,6 +24,7 @@ export async function closeCase(run: Run): Promise<void> {
   for (;;) {
     try {
       await recordOutcome(run);
+      recordCaseCost(run.s.costUsd);
       // Handed over only because the write failed: the write is done, so nobody needs to act.
       if (waiting) resumeByItself(run);
       return;
@@ -32,6 +34,7 @@ export async function closeCase(run: Run): Promise<void> {
         log.error('the case could not be recorded; retrying, and waiting for a person meanwhile', { error: failureText(error) });
         const reason = `the case could not be recorded: ${failureText(error)}`;
         run.s.handOffs.push({ reason, at: new Date().toISOString(), step: run.s.step, resolution: null });
+        countHandOff('record_failed');
         run.s.awaiting = 'person';
         queueNote(run, needsHumanNote({ workflowId: run.id.workflowId, reason }));
         publish(run.id, run.s);

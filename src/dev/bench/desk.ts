@@ -9,7 +9,7 @@ import { deskSettings } from '../../desk/settings';
 import type { InboundDeskName } from '../../desk/types';
 import { processMetrics } from '../../observability/metrics';
 import { lazyClient, startServer } from '../../server/start';
-import { startDeskStandin } from '../desk-standin';
+import { startDeskStandin, type DeskStandin } from '../desk-standin';
 import { startDevServer } from '../env/dev-server';
 import { freshDeliveries, type BenchDelivery, type BenchDeskSecrets } from './desk-deliveries';
 import { percentile } from './events';
@@ -150,7 +150,7 @@ async function postAll(tickets: number[], replies: number, post: PostOne): Promi
 
 /** Formats the webhook rows as an aligned table. */
 export function webhookBenchTable(rows: readonly WebhookBenchRow[]): string[] {
-  return table(
+  return alignedTable(
     ['desk', 'delivery', 'concurrency', 'sent', 'answered', 'answers', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'],
     rows.map((r) => [
       r.desk,
@@ -171,7 +171,7 @@ export function webhookBenchTable(rows: readonly WebhookBenchRow[]): string[] {
 
 /** Formats the replies rows as an aligned table. */
 export function repliesBenchTable(rows: readonly RepliesBenchRow[]): string[] {
-  return table(
+  return alignedTable(
     ['path', 'concurrency', 'replies', 'seconds', 'replies/s', 'p50 ms', 'p95 ms', 'duplicates', 'outcomes'],
     rows.map((r) => [
       r.path,
@@ -189,7 +189,8 @@ export function repliesBenchTable(rows: readonly RepliesBenchRow[]): string[] {
   );
 }
 
-function table(header: string[], cells: string[][]): string[] {
+/** Rows as an aligned table: the first column left-aligned, the rest right-aligned. */
+export function alignedTable(header: string[], cells: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]?.length ?? 0)));
   const line = (c: string[]) => c.map((v, i) => (i === 0 ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];
@@ -206,7 +207,8 @@ async function countWorkflows(client: ReturnType<typeof lazyClient>['client'], t
   return seen;
 }
 
-async function terminateAll(client: ReturnType<typeof lazyClient>['client'], taskQueue: string): Promise<void> {
+/** Terminates the bench's running workflows. */
+export async function terminateAll(client: ReturnType<typeof lazyClient>['client'], taskQueue: string): Promise<void> {
   const ids: string[] = [];
   for await (const w of client.workflow.list({ query: `TaskQueue = "${taskQueue}" AND ExecutionStatus = "Running"` })) ids.push(w.workflowId);
   for (let i = 0; i < ids.length; i += 50) {
@@ -214,30 +216,21 @@ async function terminateAll(client: ReturnType<typeof lazyClient>['client'], tas
   }
 }
 
-/**
- * `casework bench desk`: webhook accept latency over HTTP with Temporal behind the server, and
- * replies per second to the Zendesk stand-in, per concurrency level. Starts (or reuses) the
- * Temporal dev server at TEMPORAL_ADDRESS; the workflows it starts are terminated afterwards.
- */
-export async function runDeskBench(config: Config, options: DeskBenchOptions): Promise<DeskBenchResult> {
-  const deliveries = options.deliveries ?? 300;
-  const replies = options.replies ?? 400;
-  const levels = options.concurrency ?? [1, 8];
-  const [host, port] = config.TEMPORAL_ADDRESS.split(':');
-  if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`casework bench desk uses a local dev server; TEMPORAL_ADDRESS is ${config.TEMPORAL_ADDRESS}`);
-
-  // Ids apart from earlier runs: the ticket gate admits an event id once, for good.
-  const base = randomInt(1, 2 ** 40) * 1000;
-  const standin = await startDeskStandin({ firstTicketId: randomInt(100_000, 900_000_000), firstCommentId: base });
-  const secrets: BenchDeskSecrets = {
+/** Fresh secrets for one bench run, and the desk users it maps to one customer. */
+export function benchSecrets(): BenchDeskSecrets {
+  return {
     intercomClientSecret: randomBytes(16).toString('hex'),
     freshdeskToken: randomBytes(16).toString('hex'),
     zendeskRequester: 8447388090494,
     intercomContact: '5d6a4c8e0e8a2b1c3d4e5f60',
     freshdeskEmail: 'priya@example.com',
   };
-  const taskQueue = `casework-bench-desk-${base.toString(36)}`;
-  const benchConfig: Config = {
+}
+
+/** The configuration of a bench server taking all three desks' webhooks onto `taskQueue` (no worker polls it). */
+export function benchDeskConfig(config: Config, bench: { standin: DeskStandin; secrets: BenchDeskSecrets; taskQueue: string }): Config {
+  const { standin, secrets, taskQueue } = bench;
+  return {
     ...config,
     TEMPORAL_TASK_QUEUE: taskQueue,
     CASEWORK_HTTP_OPEN: 'true',
@@ -256,6 +249,26 @@ export async function runDeskBench(config: Config, options: DeskBenchOptions): P
     CASEWORK_FRESHDESK_BASE_URL: 'http://127.0.0.1:9',
     CASEWORK_FRESHDESK_API_KEY: 'unused-by-the-bench',
   };
+}
+
+/**
+ * `casework bench desk`: webhook accept latency over HTTP with Temporal behind the server, and
+ * replies per second to the Zendesk stand-in, per concurrency level. Starts (or reuses) the
+ * Temporal dev server at TEMPORAL_ADDRESS; the workflows it starts are terminated afterwards.
+ */
+export async function runDeskBench(config: Config, options: DeskBenchOptions): Promise<DeskBenchResult> {
+  const deliveries = options.deliveries ?? 300;
+  const replies = options.replies ?? 400;
+  const levels = options.concurrency ?? [1, 8];
+  const [host, port] = config.TEMPORAL_ADDRESS.split(':');
+  if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`casework bench desk uses a local dev server; TEMPORAL_ADDRESS is ${config.TEMPORAL_ADDRESS}`);
+
+  // Ids apart from earlier runs: the ticket gate admits an event id once, for good.
+  const base = randomInt(1, 2 ** 40) * 1000;
+  const standin = await startDeskStandin({ firstTicketId: randomInt(100_000, 900_000_000), firstCommentId: base });
+  const secrets = benchSecrets();
+  const taskQueue = `casework-bench-desk-${base.toString(36)}`;
+  const benchConfig = benchDeskConfig(config, { standin, secrets, taskQueue });
   const stops: (() => Promise<unknown>)[] = [() => standin.close()];
   const result: DeskBenchResult = { webhooks: [], replies: [], workflowsStarted: 0, freshDeliveries: 0 };
   try {

@@ -33,6 +33,7 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
       ways: { type: 'string' },
       breakdown: { type: 'boolean' },
       concurrency: { type: 'string' },
+      storm: { type: 'boolean' },
     },
   });
   if (which === 'context') {
@@ -53,6 +54,11 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
   if (which === 'overhead') {
     const { runOverheadBench } = require('../../dev/bench/overhead') as typeof import('../../dev/bench/overhead');
     await runOverheadBench(config, { out, steps: count(values.steps, '--steps'), repeats: count(values.repeats, '--repeats'), json: values.json });
+    return 0;
+  }
+  if (which === 'desk' && values.storm) {
+    const { runDeskStorm } = require('../../dev/bench/desk-storm') as typeof import('../../dev/bench/desk-storm');
+    await runDeskStorm(config, { out, deliveries: count(values.deliveries, '--deliveries'), json: values.json });
     return 0;
   }
   if (which === 'desk') {

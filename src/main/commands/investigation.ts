@@ -5,7 +5,7 @@ import { InvalidEventError, parseTicketEvent } from '../../schemas/event';
 import { investigationSettings } from '../../settings';
 import { connectClient } from '../../temporal/client';
 import { describeStatus } from '../../client/format';
-import { readStatusOrBroken } from '../../client/hand-off';
+import { readCaseStatus } from '../../client/case-status';
 import { decideRefund, deliverAndWait, deliverEvent } from '../../client/investigations';
 import { withDatabase } from '../database';
 import { readOrderLedger } from '../../db/ledger';
@@ -20,11 +20,18 @@ type Out = (line: string) => void;
 const DECISION_TIMEOUT_MS = 30_000;
 
 function readEventFile(path: string): unknown {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
+    bytes = path === '-' ? readFileSync(0) : readFileSync(path);
   } catch (error) {
     throw new UsageError(`cannot read event file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let text: string;
+  try {
+    // As POST /events does: bytes that are not UTF-8 are refused, never replaced.
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new InvalidEventError(['(event): not valid UTF-8']);
   }
   try {
     return JSON.parse(text);
@@ -76,7 +83,7 @@ export async function statusCommand(args: string[], config: Config, out: Out): P
   return withDatabase(config, async (db) => {
     const { client, close } = await connectClient(config, { pool: db.app });
     try {
-      const status = await withLiveLedger(db.app, await readStatusOrBroken(client, target));
+      const status = await withLiveLedger(db.app, await readCaseStatus(client, target));
       if (values.json) out(JSON.stringify(status, null, 2));
       else describeStatus(status, { uiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE, steps: values.steps }).forEach((l) => out(l));
       if (status.brokenRun) {

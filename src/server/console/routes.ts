@@ -1,6 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { RefundDecision } from '../../schemas/investigation';
 import { decideRefund, readStatus } from '../../client/investigations';
+import { mapRequesterAndDeliver } from '../../client/parked-deliveries';
+import { discardParked, isParkingDesk, listParked } from '../../db/parked-deliveries';
+import { bodyCodecOf } from '../../temporal/codec/body-codec';
+import { codecFor } from '../../temporal/data-converter';
 import { correctNote, forgetMemory, showMemory } from '../../memory/control';
 import { decisionProblem } from '../../workflows/approvals';
 import { mayDecide, mayDecideAs, soleApprover, type Principal } from '../auth';
@@ -9,6 +13,7 @@ import { errorAnswer, HttpError, type Answer } from '../http';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets';
 import { pendingCases, readCase } from './cases';
 import { checkCsrf, checkOrigin } from './csrf';
+import { deliveriesPage } from './deliveries';
 import { field, readForm } from './form';
 import { money } from './format';
 import { inboxPage } from './inbox';
@@ -20,7 +25,10 @@ import { PAGE_HEADERS } from './layout';
 import { lookupPage, memoryPage } from './memory';
 import { errorPage, signInPage } from './pages';
 import { customerRefs, type CustomerRefs } from './refs';
-import { cookiesOf, memorySessions, overTls, randomToken, sessionCookie, type Session, type SessionStore } from './session';
+import { consoleSecrets, type ConsoleSecrets } from './secrets';
+import { cookiesOf, overTls, randomToken, sessionCookie, type Flash, type Session, type SessionStore } from './session';
+import { postgresSessions } from './session-store';
+import { loadKeyring } from '../../temporal/codec/keys';
 import { timelinePage } from './timeline';
 
 // The support team's console, under the HTTP server at /console. Every page checks its grant
@@ -33,6 +41,7 @@ import { timelinePage } from './timeline';
 //   GET  /console/sign-in · POST /console/sign-in · POST /console/sign-out
 //   GET  /console/inbox · GET /console/inbox/pending (JSON, the poll) · POST /console/inbox/decide
 //   GET  /console/cases/:workflowId                a case's timeline
+//   GET  /console/deliveries · POST /console/deliveries/map · POST /console/deliveries/:id/discard
 //   GET  /console/customers · POST /console/customers/lookup
 //   GET  /console/customers/:ref · POST /console/customers/:ref/correct | forget | forget-all
 //   GET  /console/assets/console.css | console.js
@@ -43,25 +52,35 @@ export const CONSOLE_PREFIX = '/console';
 /** The pre-sign-in cookie: the sign-in form's CSRF token, double-submitted (there is no session yet). */
 const PRE_COOKIE = 'casework_console_pre';
 
-/** What the console keeps between requests: sessions and customer references. One per app. */
+/**
+ * What the console works with between requests: sessions in Postgres, and the keys its CSRF
+ * tokens and customer references are made under. Nothing in it is this process's own, so any
+ * replica serves any request.
+ */
 interface ConsoleState {
   sessions: SessionStore;
   refs: CustomerRefs;
+  secrets: ConsoleSecrets;
 }
 
-// One state per route context (that is, per app), made on first use.
+// One state per route context (that is, per app).
 const states = new WeakMap<RouteContext, ConsoleState>();
+
+/** Prepares the console of an app: loads its keys (failing at start, naming the variable, when there are none). */
+export function openConsole(ctx: RouteContext): void {
+  if (states.has(ctx)) return;
+  const { config } = ctx.deps;
+  const secrets = consoleSecrets(loadKeyring(config));
+  const lifetimes = { idleMs: config.CASEWORK_CONSOLE_IDLE_MINUTES * 60_000, absoluteMs: config.CASEWORK_CONSOLE_SESSION_HOURS * 3_600_000 };
+  states.set(ctx, { sessions: postgresSessions(ctx.deps.pool, { secrets, lifetimes, now: ctx.deps.now }), refs: customerRefs(secrets), secrets });
+}
+
 function stateOf(ctx: RouteContext): ConsoleState {
-  let state = states.get(ctx);
-  if (!state) {
-    state = { sessions: memorySessions(), refs: customerRefs() };
-    states.set(ctx, state);
-  }
-  return state;
+  openConsole(ctx);
+  return states.get(ctx)!;
 }
 
 const WORKFLOW_ID = /^investigation-[A-Za-z0-9_-]{1,120}$/;
-const REF = /^c_[A-Za-z0-9_-]{22}$/;
 
 const htmlAnswer = (status: number, html: string, headers: Record<string, string> = {}): Answer => ({ status, body: null, html, headers: { ...PAGE_HEADERS, ...headers } });
 const redirect = (to: string, headers: Record<string, string> = {}): Answer => ({ status: 303, body: null, html: '', headers: { location: to, ...headers } });
@@ -84,7 +103,7 @@ export async function consoleRoute(ctx: RouteContext, req: IncomingMessage, path
   const state = stateOf(ctx);
   let session: Session | undefined;
   try {
-    session = state.sessions.of(req);
+    session = await currentSession(ctx, state, req, path);
     if (session) trace.principal = session.principal.label;
     return await serve(ctx, state, req, path, session);
   } catch (error) {
@@ -93,6 +112,28 @@ export async function consoleRoute(ctx: RouteContext, req: IncomingMessage, path
     const message = (answer.body as { error?: string } | null)?.error ?? 'the request failed';
     return htmlAnswer(answer.status, errorPage(answer.status, message, session), answer.headers);
   }
+}
+
+/**
+ * The request's session with what its key may do now: grants follow CASEWORK_API_KEYS as this
+ * replica has it, and a session whose key has been removed ends (a revoked key signs no one in,
+ * whichever replica a request lands on).
+ */
+async function currentSession(ctx: RouteContext, state: ConsoleState, req: IncomingMessage, path: string): Promise<Session | undefined> {
+  const session = await state.sessions.of(req, { takeFlash: showsFlash(req, path) });
+  if (!session) return undefined;
+  const principal = ctx.auth.principalOfLabel(session.principal.label);
+  if (!principal) {
+    await state.sessions.end(session.id);
+    return undefined;
+  }
+  return { ...session, principal };
+}
+
+/** True for a request answered with a page, which shows the session's message (and so clears it). */
+function showsFlash(req: IncomingMessage, path: string): boolean {
+  const rest = path.slice(CONSOLE_PREFIX.length);
+  return (req.method ?? 'GET') === 'GET' && rest !== '/inbox/pending' && !rest.startsWith('/assets/') && rest !== '' && rest !== '/' && rest !== '/sign-in';
 }
 
 async function serve(ctx: RouteContext, state: ConsoleState, req: IncomingMessage, path: string, session: Session | undefined): Promise<Answer> {
@@ -130,7 +171,7 @@ async function serve(ctx: RouteContext, state: ConsoleState, req: IncomingMessag
   if (method === 'POST') {
     checkOrigin(req);
     const form = await readForm(req);
-    checkCsrf(session, form);
+    checkCsrf(session, form, state.secrets);
     return post(ctx, state, req, rest, session, form);
   }
   only('GET');
@@ -165,7 +206,7 @@ async function signIn(ctx: RouteContext, state: ConsoleState, req: IncomingMessa
   // The name typed goes in the audit trail, also for a key that decides as one approver (whose name then only stands in when none is typed).
   const person = (form.get('person') ?? '').trim().slice(0, 100) || (soleApprover(principal) ?? '');
   if (!person) return again(400, 'Give your name: this key decides or acts as whoever signs in with it, and the audit trail records who.');
-  const session = state.sessions.create(principal, person);
+  const session = await state.sessions.create(principal, person);
   return redirect('/console/inbox', { 'set-cookie': sessionCookie(session.id, overTls(req)) });
 }
 
@@ -204,6 +245,10 @@ async function get(ctx: RouteContext, state: ConsoleState, rest: string, session
     requireSupport(session);
     return htmlAnswer(200, lookupPage(session));
   }
+  if (rest === '/deliveries') {
+    requireSupport(session);
+    return htmlAnswer(200, deliveriesPage(await listParked(ctx.deps.pool, { waiting: true }), session));
+  }
   const memoryMatch = /^\/customers\/([^/]+)$/.exec(rest);
   if (memoryMatch) {
     requireSupport(session);
@@ -216,8 +261,8 @@ async function get(ctx: RouteContext, state: ConsoleState, rest: string, session
 }
 
 function customerOf(state: ConsoleState, ref: string): string {
-  const customerId = REF.test(ref) ? state.refs.customerOf(ref) : undefined;
-  if (!customerId) throw new HttpError(404, 'this customer link has expired (links last until the console restarts); look the customer up again');
+  const customerId = state.refs.customerOf(ref);
+  if (!customerId) throw new HttpError(404, 'this customer link is not one casework can open (it was altered, or made under a key since retired); look the customer up again');
   return customerId;
 }
 
@@ -228,10 +273,11 @@ function actorOf(session: Session): string {
 
 async function post(ctx: RouteContext, state: ConsoleState, req: IncomingMessage, rest: string, session: Session, form: URLSearchParams): Promise<Answer> {
   if (rest === '/sign-out') {
-    state.sessions.end(session.id);
+    await state.sessions.end(session.id);
     return redirect('/console/sign-in', { 'set-cookie': sessionCookie(null, overTls(req)) });
   }
-  if (rest === '/inbox/decide') return decide(ctx, session, form);
+  if (rest === '/inbox/decide') return decide(ctx, state, session, form);
+  if (rest === '/deliveries/map' || /^\/deliveries\/\d+\/discard$/.test(rest)) return parkedAction(ctx, state, rest, session, form);
   if (rest === '/customers/lookup') {
     requireSupport(session);
     const customerId = field(form, 'customerId', 'the customer id', 100);
@@ -244,8 +290,8 @@ async function post(ctx: RouteContext, state: ConsoleState, req: IncomingMessage
     const customerId = customerOf(state, ref);
     const back = `/console/customers/${ref}`;
     const { pool } = ctx.deps;
-    const done = (kind: 'ok' | 'error', text: string) => {
-      session.flash = { kind, text };
+    const done = async (kind: Flash['kind'], text: string) => {
+      await state.sessions.flash(session.id, { kind, text });
       return redirect(back);
     };
     try {
@@ -272,7 +318,44 @@ async function post(ctx: RouteContext, state: ConsoleState, req: IncomingMessage
   throw new HttpError(404, 'no such console form');
 }
 
-async function decide(ctx: RouteContext, session: Session, form: URLSearchParams): Promise<Answer> {
+/** Maps a parked delivery's requester (delivering what waits for them) or discards one delivery. */
+async function parkedAction(ctx: RouteContext, state: ConsoleState, rest: string, session: Session, form: URLSearchParams): Promise<Answer> {
+  requireSupport(session);
+  const done = async (kind: Flash['kind'], text: string) => {
+    await state.sessions.flash(session.id, { kind, text });
+    return redirect('/console/deliveries');
+  };
+  try {
+    const discard = /^\/deliveries\/(\d+)\/discard$/.exec(rest);
+    if (discard) {
+      const parked = await discardParked(ctx.deps.pool, { id: Number(discard[1]), by: actorOf(session), reason: field(form, 'reason', 'the reason', 500) });
+      return done('ok', `Discarded delivery ${parked.id} (${parked.desk} ticket ${parked.ticketId}).`);
+    }
+    const desk = field(form, 'desk', 'the desk', 20);
+    if (!isParkingDesk(desk)) throw new HttpError(400, 'the desk must be zendesk, intercom or freshdesk');
+    const input = {
+      desk,
+      requester: field(form, 'requester', 'the requester', 320),
+      customerId: field(form, 'customerId', 'the customer id', 100),
+      by: actorOf(session),
+    };
+    const { client, pool, config } = ctx.deps;
+    const result = await ctx.temporal('delivering parked deliveries', () =>
+      mapRequesterAndDeliver({ client, pool, codec: bodyCodecOf(codecFor(config)) }, input, { taskQueue: ctx.taskQueue, settings: ctx.settings }),
+    );
+    const still = result.stillParked.length ? ` ${result.stillParked.length} still wait: ${result.stillParked.map((s) => s.why).join('; ')}` : '';
+    return done(
+      result.stillParked.length ? 'error' : 'ok',
+      `Mapped ${input.desk} requester ${input.requester} to ${input.customerId}; delivered ${result.delivered.length}.${still}`,
+    );
+  } catch (error) {
+    const answer = errorAnswer(error);
+    if (answer.status >= 500) throw error;
+    return done('error', (answer.body as { error?: string }).error ?? 'not changed');
+  }
+}
+
+async function decide(ctx: RouteContext, state: ConsoleState, session: Session, form: URLSearchParams): Promise<Answer> {
   requireDecider(session);
   const workflowId = field(form, 'workflowId', 'the investigation id', 140);
   if (!WORKFLOW_ID.test(workflowId)) throw new HttpError(400, 'the investigation id is not one casework makes');
@@ -281,8 +364,8 @@ async function decide(ctx: RouteContext, session: Session, form: URLSearchParams
   if (decision !== 'approved' && decision !== 'denied') throw new HttpError(400, 'the decision must be approve or deny');
   const reason = (form.get('reason') ?? '').trim().slice(0, 2000);
   const approver = soleApprover(session.principal) ?? session.person;
-  const back = (kind: 'ok' | 'error', text: string) => {
-    session.flash = { kind, text };
+  const back = async (kind: Flash['kind'], text: string) => {
+    await state.sessions.flash(session.id, { kind, text });
     return redirect('/console/inbox');
   };
   if (!mayDecideAs(session.principal, approver)) return back('error', `Your key may not decide refunds as ${approver}.`);
