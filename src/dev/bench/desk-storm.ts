@@ -1,17 +1,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomInt } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Config } from '../../config';
-import { migrate } from '../../db/migrate';
-import { openDatabase } from '../../db/pool';
 import type { InboundDeskName } from '../../desk/types';
 import { lazyClient, startServer, type RunningServer } from '../../server/start';
 import { decodeHistoryPayloads } from '../../temporal/history-payloads';
-import { startDeskStandin } from '../desk-standin';
 import { startDevServer, type DevServer } from '../env/dev-server';
-import { alignedTable, benchDeskConfig, benchSecrets, terminateAll } from './desk';
+import { alignedTable, openBenchPool, startDeskBench, terminateAll } from './desk';
 import { freshDeliveries, type BenchDelivery } from './desk-deliveries';
 import { percentile } from './stats';
 
@@ -100,15 +96,7 @@ async function retryRefused(refused: Tracked[], server: RunningServer): Promise<
 /** Runs the storm with `deliveries` fresh deliveries per desk (at least 5,000 in all by default). */
 export async function runDeskStorm(config: Config, options: { out: Out; deliveries?: number; json?: boolean; pool?: Pool }): Promise<StormResult> {
   const perDesk = options.deliveries ?? 1_700;
-  const [host, port] = config.TEMPORAL_ADDRESS.split(':');
-  if (host !== '127.0.0.1' && host !== 'localhost')
-    throw new Error(`casework bench desk --storm stops and restarts a local dev server; TEMPORAL_ADDRESS is ${config.TEMPORAL_ADDRESS}`);
-  const base = randomInt(1, 2 ** 40) * 1000;
-  const standin = await startDeskStandin({ firstTicketId: randomInt(100_000, 900_000_000), firstCommentId: base });
-  const secrets = benchSecrets();
-  const taskQueue = `casework-bench-storm-${base.toString(36)}`;
-  const benchConfig = benchDeskConfig(config, { standin, secrets, taskQueue });
-  const stops: (() => Promise<unknown>)[] = [() => standin.close()];
+  const { port, base, standin, secrets, taskQueue, benchConfig, stops } = await startDeskBench(config, 'storm');
   // Its own dev server with a database file, so the restart in the middle keeps the runs.
   const devOptions = {
     port: Number(port || 7233),
@@ -121,13 +109,7 @@ export async function runDeskStorm(config: Config, options: { out: Out; deliveri
   stops.push(() => dev.stop());
   const result: StormResult = { rows: [], refusedDuringOutage: 0, replicaRestarts: 0, outageSeconds: 0 };
   try {
-    let pool = options.pool;
-    if (!pool) {
-      const db = await openDatabase(config);
-      stops.push(() => db.close());
-      await migrate(db.admin);
-      pool = db.app;
-    }
+    const pool = options.pool ?? (await openBenchPool(config, stops));
     const replica = async (listenPort = 0) => {
       const temporal = lazyClient(benchConfig, { pool });
       const server = await startServer({ client: temporal.client, pool, config: benchConfig, log: () => undefined, temporalTimeoutMs: 1_500 }, listenPort);

@@ -251,6 +251,38 @@ export function benchDeskConfig(config: Config, bench: { standin: DeskStandin; s
   };
 }
 
+/** What a desk bench run starts with; `stops` closes what it opened, last first. */
+export interface DeskBenchSetup {
+  /** The local dev server's gRPC port, from TEMPORAL_ADDRESS. */
+  port: string | undefined;
+  /** Where this run's ids start: apart from earlier runs, since the ticket gate admits an event id once, for good. */
+  base: number;
+  standin: DeskStandin;
+  secrets: BenchDeskSecrets;
+  taskQueue: string;
+  benchConfig: Config;
+  stops: (() => Promise<unknown>)[];
+}
+
+/** Checks TEMPORAL_ADDRESS is local and starts the Zendesk stand-in, with fresh secrets and a task queue of the run's own. */
+export async function startDeskBench(config: Config, name: 'desk' | 'storm'): Promise<DeskBenchSetup> {
+  const [host, port] = config.TEMPORAL_ADDRESS.split(':');
+  if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`casework bench desk uses a local dev server; TEMPORAL_ADDRESS is ${config.TEMPORAL_ADDRESS}`);
+  const base = randomInt(1, 2 ** 40) * 1000;
+  const standin = await startDeskStandin({ firstTicketId: randomInt(100_000, 900_000_000), firstCommentId: base });
+  const secrets = benchSecrets();
+  const taskQueue = `casework-bench-${name}-${base.toString(36)}`;
+  return { port, base, standin, secrets, taskQueue, benchConfig: benchDeskConfig(config, { standin, secrets, taskQueue }), stops: [() => standin.close()] };
+}
+
+/** The configured database, migrated, as the application pool; its close joins `stops`. */
+export async function openBenchPool(config: Config, stops: (() => Promise<unknown>)[]): Promise<Pool> {
+  const db = await openDatabase(config);
+  stops.push(() => db.close());
+  await migrate(db.admin);
+  return db.app;
+}
+
 /**
  * `casework bench desk`: webhook accept latency over HTTP with Temporal behind the server, and
  * replies per second to the Zendesk stand-in, per concurrency level. Starts (or reuses) the
@@ -260,27 +292,12 @@ export async function runDeskBench(config: Config, options: DeskBenchOptions): P
   const deliveries = options.deliveries ?? 300;
   const replies = options.replies ?? 400;
   const levels = options.concurrency ?? [1, 8];
-  const [host, port] = config.TEMPORAL_ADDRESS.split(':');
-  if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`casework bench desk uses a local dev server; TEMPORAL_ADDRESS is ${config.TEMPORAL_ADDRESS}`);
-
-  // Ids apart from earlier runs: the ticket gate admits an event id once, for good.
-  const base = randomInt(1, 2 ** 40) * 1000;
-  const standin = await startDeskStandin({ firstTicketId: randomInt(100_000, 900_000_000), firstCommentId: base });
-  const secrets = benchSecrets();
-  const taskQueue = `casework-bench-desk-${base.toString(36)}`;
-  const benchConfig = benchDeskConfig(config, { standin, secrets, taskQueue });
-  const stops: (() => Promise<unknown>)[] = [() => standin.close()];
+  const { port, base, standin, secrets, taskQueue, benchConfig, stops } = await startDeskBench(config, 'desk');
   const result: DeskBenchResult = { webhooks: [], replies: [], workflowsStarted: 0, freshDeliveries: 0 };
   try {
     const dev = await startDevServer({ port: Number(port || 7233), uiPort: Number(new URL(config.TEMPORAL_UI_URL).port || 8233) });
     stops.push(() => dev.stop());
-    let pool = options.pool;
-    if (!pool) {
-      const db = await openDatabase(config);
-      stops.push(() => db.close());
-      await migrate(db.admin);
-      pool = db.app;
-    }
+    const pool = options.pool ?? (await openBenchPool(config, stops));
     const temporal = lazyClient(benchConfig, { pool });
     stops.push(() => temporal.close());
     stops.push(() => terminateAll(temporal.client, taskQueue));
