@@ -26,9 +26,17 @@ export interface MessageEntry extends LogEntry {
   body: ContentBlockParam;
 }
 
+/** Whose content a body is, so a codec with per-customer keys encrypts it under that customer's key. */
+export interface BodyScope {
+  /** The investigation it belongs to (its ticket's owner is the customer). */
+  workflowId?: string;
+  /** The customer, when the caller knows it. */
+  customerId?: string;
+}
+
 /** Encodes entry bodies for storage and back: the payload codec, injected where the log is opened. */
 export interface BodyCodec {
-  encode(value: unknown): Promise<Buffer>;
+  encode(value: unknown, scope?: BodyScope): Promise<Buffer>;
   decode(bytes: Uint8Array): Promise<unknown>;
 }
 

@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config';
 import { transcriptLines } from '../../client/transcript-text';
-import { TranscriptLog } from '../../db/transcript-log';
 import { NotFoundError } from '../../errors';
-import { bodyCodecOf } from '../../temporal/codec/body-codec';
+import { openTranscriptLog } from '../../temporal/codec/body-codec';
 import { codecFor } from '../../temporal/data-converter';
 import { withDatabase } from '../database';
 import { onlyPositional } from '../usage';
@@ -19,7 +18,7 @@ export async function transcriptCommand(args: string[], config: Config, out: Out
   const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
   const workflowId = onlyPositional(positionals, 'transcript needs one workflow id, e.g. investigation-T-1001');
   return withDatabase(config, async (db) => {
-    const log = new TranscriptLog(db.app, bodyCodecOf(codecFor(config)));
+    const log = openTranscriptLog(db.app, codecFor(config));
     const entries = await log.all(workflowId, ['message']);
     if (entries.length === 0) {
       throw new NotFoundError(

@@ -1,8 +1,24 @@
 import { defaultPayloadConverter, type PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import type { Pool } from 'pg';
+import { TranscriptLog } from '../../db/transcript-log';
 import type { BodyCodec } from '../../schemas/transcript-log';
+import { KEY_ID_METADATA, type EncryptionCodec } from './encryption-codec';
+import { CustomerKeys } from './customer-keys';
+import { parseCustomerKeyId } from './key-wrap';
 
 const PayloadProto = temporal.api.common.v1.Payload;
+
+async function encodeWith(codec: PayloadCodec, value: unknown): Promise<Buffer> {
+  const [encoded] = await codec.encode([defaultPayloadConverter.toPayload(value ?? null)]);
+  const bytes = PayloadProto.encode(encoded!).finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+async function decodeWith(codec: PayloadCodec, payload: temporal.api.common.v1.IPayload): Promise<unknown> {
+  const [decoded] = await codec.decode([payload]);
+  return defaultPayloadConverter.fromPayload(decoded!);
+}
 
 /**
  * Transcript-log bodies through the payload codec: JSON as a Temporal payload, encoded by the
@@ -11,14 +27,49 @@ const PayloadProto = temporal.api.common.v1.Payload;
  */
 export function bodyCodecOf(codec: PayloadCodec): BodyCodec {
   return {
-    async encode(value) {
-      const [encoded] = await codec.encode([defaultPayloadConverter.toPayload(value ?? null)]);
-      const bytes = PayloadProto.encode(encoded!).finish();
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    encode: (value) => encodeWith(codec, value),
+    decode: (bytes) => decodeWith(codec, PayloadProto.decode(bytes)),
+  };
+}
+
+/**
+ * Bodies under per-customer data keys (envelope encryption): a body whose scope names a
+ * customer, or an investigation whose ticket has an owner, is encrypted under that customer's
+ * key (key id `cust:<customerId>:<n>` in its metadata); any other stays under the deployment
+ * key. Decoding follows the key id in the metadata, so bodies written before per-customer keys
+ * (a master key id) still decode, and a destroyed customer key is a CustomerErasedError.
+ */
+export function customerBodyCodec(deployment: PayloadCodec, keys: CustomerKeys): BodyCodec {
+  return {
+    async encode(value, scope) {
+      const customerId = scope?.customerId ?? (scope?.workflowId ? await keys.customerOfWorkflow(scope.workflowId) : undefined);
+      return encodeWith(customerId ? await keys.encoderFor(customerId) : deployment, value);
     },
     async decode(bytes) {
-      const [decoded] = await codec.decode([PayloadProto.decode(bytes)]);
-      return defaultPayloadConverter.fromPayload(decoded!);
+      const payload = PayloadProto.decode(bytes);
+      const raw = payload.metadata?.[KEY_ID_METADATA];
+      const keyId = raw ? Buffer.from(raw).toString() : '';
+      return decodeWith(parseCustomerKeyId(keyId) ? await keys.decoderFor(keyId) : deployment, payload);
     },
   };
+}
+
+// One key cache per database pool and keyring in a process, so every log opened on it shares
+// the unwrapped keys and an erasure run here evicts them for all.
+const keysByPool = new WeakMap<Pool, Map<string, CustomerKeys>>();
+
+/** The process's CustomerKeys for `pool`, its master keys those of `codec`. */
+export function customerKeysOf(pool: Pool, codec: EncryptionCodec): CustomerKeys {
+  let forPool = keysByPool.get(pool);
+  if (!forPool) keysByPool.set(pool, (forPool = new Map<string, CustomerKeys>()));
+  const ring = codec.keyring;
+  const id = [...ring.byId.keys()].join(',');
+  let keys = forPool.get(id);
+  if (!keys) forPool.set(id, (keys = new CustomerKeys(pool, ring, { nonceMode: codec.nonceMode })));
+  return keys;
+}
+
+/** The transcript log of `pool`, each customer's entries and kept replies under their own data key. */
+export function openTranscriptLog(pool: Pool, codec: EncryptionCodec): TranscriptLog {
+  return new TranscriptLog(pool, customerBodyCodec(codec, customerKeysOf(pool, codec)));
 }
