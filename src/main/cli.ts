@@ -54,6 +54,9 @@ const COMMANDS: Record<string, () => Command> = {
   },
   desk: () => (require('./commands/desk') as typeof import('./commands/desk')).deskCommand,
   memory: () => (require('./commands/memory') as typeof import('./commands/memory')).memoryCommand,
+  erase: () => (require('./commands/erasure') as typeof import('./commands/erasure')).eraseCommand,
+  export: () => (require('./commands/erasure') as typeof import('./commands/erasure')).exportCommand,
+  keys: () => (require('./commands/erasure') as typeof import('./commands/erasure')).keysCommand,
   bench: () => (require('./commands/bench') as typeof import('./commands/bench')).benchCommand,
 };
 

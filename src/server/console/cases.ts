@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { readStatus } from '../../client/investigations';
 import { wholeTranscript } from '../../context/log-messages';
 import type { TranscriptLog } from '../../db/transcript-log';
+import { CustomerErasedError } from '../../temporal/codec/customer-keys';
 import { openInvestigationsQuery } from '../../observability/visibility';
 import type { CarriedState, InvestigationStatus } from '../../schemas/investigation';
 import { carriedStateQuery } from '../../workflows/investigation-api';
@@ -24,6 +25,8 @@ export interface CaseView {
   status: InvestigationStatus;
   /** The run's full transcript; null when the run (or, by reference, the transcript log) could not answer: the status only then. */
   transcript: CarriedState['transcript'] | null;
+  /** The day the customer was erased, when their data key is destroyed: the conversation is shown as erased, not unavailable. */
+  erasedOn?: string;
 }
 
 /** The ids of running investigations on `taskQueue` whose CaseworkStatus is awaiting_approval. */
@@ -43,15 +46,15 @@ export interface CaseSource {
 }
 
 /** The whole transcript of a carried state: its own when it keeps one, else rebuilt from the log; null when the log cannot be read. */
-async function transcriptOf(log: TranscriptLog, workflowId: string, carried: CarriedState): Promise<CarriedState['transcript'] | null> {
+async function transcriptOf(log: TranscriptLog, workflowId: string, carried: CarriedState): Promise<CarriedState['transcript'] | CustomerErasedError | null> {
   if (!carried.log) return carried.transcript;
   try {
     // Entries before the run's first number are earlier, closed runs' (a reopened ticket): not this case's conversation.
     const written = await log.all(workflowId, ['message'], { from: carried.log.firstSeq });
     // Entries the run has numbered but not written yet are whole in its pending queue.
     return wholeTranscript(carried.transcript, [...written, ...carried.log.pending]);
-  } catch {
-    return null;
+  } catch (error) {
+    return error instanceof CustomerErasedError ? error : null;
   }
 }
 
@@ -62,6 +65,7 @@ export async function readCase(source: CaseSource, workflowId: string, runId?: s
   const handle = client.workflow.getHandle(workflowId);
   const [carried, run] = await Promise.all([handle.query(carriedStateQuery).catch(() => null), runId ? Promise.resolve(runId) : handle.describe().then((d) => d.runId)]);
   const transcript = carried ? await transcriptOf(source.log, workflowId, carried) : null;
+  if (transcript instanceof CustomerErasedError) return { workflowId, runId: run, status, transcript: null, erasedOn: transcript.erasedAt.slice(0, 10) };
   return { workflowId, runId: run, status, transcript };
 }
 
