@@ -21,7 +21,8 @@ import { deskSettings, type DeskSettings } from './desk/settings';
 import { CONNECT_ATTEMPTS, connectionOptions, withConnectTimeout } from './temporal/connection';
 import { loadKeyring } from './temporal/codec/keys';
 import { codecFor, dataConverterFor, FAILURE_CONVERTER_PATH, payloadStoreFor } from './temporal/data-converter';
-import { openTranscriptLog } from './temporal/codec/body-codec';
+import { bodyCodecOf } from './temporal/codec/body-codec';
+import { TranscriptLog } from './db/transcript-log';
 
 /** Workflow interceptor modules (log attributes: customer, ticket, step); a prebuilt bundle must be built with them. */
 export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./observability/workflow-interceptors')];
@@ -104,7 +105,7 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
       noteTtlMonths: config.CASEWORK_NOTE_TTL_MONTHS,
       embedder: deps.embedder,
       desk: { clients: desk.clients, observer: metrics.desk.observer },
-      transcriptLog: openTranscriptLog(deps.pool, codec),
+      transcriptLog: new TranscriptLog(deps.pool, bodyCodecOf(codec)),
     }),
     interceptors: {
       activity: [activityInterceptors(metrics)],

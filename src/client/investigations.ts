@@ -4,8 +4,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@te
 import type { Pool } from 'pg';
 import { admitEvent, EventRefusedError, markDelivered } from '../db/tickets';
 import { nextFreeSeq, TranscriptLog } from '../db/transcript-log';
-import { bodyCodecOf, openTranscriptLog } from '../temporal/codec/body-codec';
-import { EncryptionCodec } from '../temporal/codec/encryption-codec';
+import { bodyCodecOf } from '../temporal/codec/body-codec';
 import { processMetrics } from '../observability/metrics';
 import type { TicketEvent } from '../schemas/event';
 import { investigationId } from '../schemas/event';
@@ -155,9 +154,7 @@ async function send(
  */
 export function transcriptLogOf(client: Client, pool: Pool | null): TranscriptLog | undefined {
   const [codec] = client.options.loadedDataConverter.payloadCodecs;
-  if (!pool || !codec) return undefined;
-  // The workers' codec holds the master keys that wrap each customer's data key.
-  return codec instanceof EncryptionCodec ? openTranscriptLog(pool, codec) : new TranscriptLog(pool, bodyCodecOf(codec));
+  return pool && codec ? new TranscriptLog(pool, bodyCodecOf(codec)) : undefined;
 }
 
 /** How one signal-with-start may start a run over a closed one, and what a recovered run carries. */

@@ -47,10 +47,15 @@ export async function nextFreeSeq(pool: Pool, workflowId: string): Promise<numbe
 
 /** The log of one database, through one codec. */
 export class TranscriptLog {
+  private readonly codec: BodyCodec;
+
   constructor(
     private readonly pool: Pool,
-    private readonly codec: BodyCodec,
-  ) {}
+    codec: BodyCodec,
+  ) {
+    // A codec that keeps per-customer keys keeps them in this database (src/temporal/codec/body-codec.ts).
+    this.codec = codec.forPool?.(pool) ?? codec;
+  }
 
   /**
    * Writes entries of `workflowId`; an entry already there with the same body writes nothing

@@ -1,4 +1,5 @@
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { Pool } from 'pg';
 import type { CaseNotes } from './case-notes';
 
 // The transcript log's shapes (migrations/021_transcript_log.sql): what one entry holds, what
@@ -38,6 +39,11 @@ export interface BodyScope {
 export interface BodyCodec {
   encode(value: unknown, scope?: BodyScope): Promise<Buffer>;
   decode(bytes: Uint8Array): Promise<unknown>;
+  /**
+   * The codec to use against one database, when it keeps per-customer keys there: the
+   * transcript log opened on `pool` uses it, so every place that opens a log gets them.
+   */
+  forPool?(pool: Pool): BodyCodec;
 }
 
 /** One message of the live tail as the plan names it: whose, and the entries of its blocks in order. */

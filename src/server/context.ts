@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
-import type { TranscriptLog } from '../db/transcript-log';
-import { openTranscriptLog } from '../temporal/codec/body-codec';
+import { TranscriptLog } from '../db/transcript-log';
+import { bodyCodecOf } from '../temporal/codec/body-codec';
 import { codecFor } from '../temporal/data-converter';
 import type { DeskSettings } from '../desk/settings';
 import type { InvestigationSettings } from '../schemas/investigation';
@@ -113,7 +113,7 @@ export function createRouteContext(deps: AppDeps): RouteContext {
     auth,
     settings: investigationSettings(deps.config),
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    transcriptLog: deps.transcriptLog ?? openTranscriptLog(deps.pool, codecFor(deps.config)),
+    transcriptLog: deps.transcriptLog ?? new TranscriptLog(deps.pool, bodyCodecOf(codecFor(deps.config))),
     temporalTimeoutMs,
     updateTimeoutMs: deps.updateTimeoutMs ?? 15_000,
     async temporal<T>(what: string, fn: () => Promise<T>, timeoutMs = temporalTimeoutMs): Promise<T> {

@@ -2,9 +2,10 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../../config';
 import { migrate } from '../../db/migrate';
 import { openDatabase } from '../../db/pool';
+import { TranscriptLog } from '../../db/transcript-log';
 import { ApiKeyConfigError, createAuthenticator } from '../../server/auth';
 import { jsonLog, lazyClient, SHUTDOWN_GRACE_MS, startServer } from '../../server/start';
-import { openTranscriptLog } from '../../temporal/codec/body-codec';
+import { bodyCodecOf } from '../../temporal/codec/body-codec';
 import { codecFor } from '../../temporal/data-converter';
 import { UsageError } from '../usage';
 
@@ -86,7 +87,7 @@ export async function endpointCommand(args: string[], config: Config, out: Out, 
       log({ level: 'warn', msg: "embedded Postgres: the memory routes see this process's own database; set DATABASE_URL to share the workers' one" });
     }
     // The console reads runs kept by reference from the transcript log, decoded with the same keys as `casework transcript`.
-    const transcriptLog = openTranscriptLog(db.app, codecFor(config));
+    const transcriptLog = new TranscriptLog(db.app, bodyCodecOf(codecFor(config)));
     const server = await startServer({ client: temporal.client, pool: db.app, config, log, auth, routes: spec.routes, transcriptLog }, port, host);
     log({
       level: 'info',

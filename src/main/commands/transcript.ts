@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../../config';
 import { transcriptLines } from '../../client/transcript-text';
 import { NotFoundError } from '../../errors';
-import { openTranscriptLog } from '../../temporal/codec/body-codec';
+import { TranscriptLog } from '../../db/transcript-log';
+import { bodyCodecOf } from '../../temporal/codec/body-codec';
 import { CustomerErasedError } from '../../temporal/codec/customer-keys';
 import { codecFor } from '../../temporal/data-converter';
 import { withDatabase } from '../database';
@@ -19,7 +20,7 @@ export async function transcriptCommand(args: string[], config: Config, out: Out
   const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
   const workflowId = onlyPositional(positionals, 'transcript needs one workflow id, e.g. investigation-T-1001');
   return withDatabase(config, async (db) => {
-    const log = openTranscriptLog(db.app, codecFor(config));
+    const log = new TranscriptLog(db.app, bodyCodecOf(codecFor(config)));
     const entries = await log.all(workflowId, ['message']).catch((error: unknown) => {
       if (!(error instanceof CustomerErasedError)) throw error;
       return error;

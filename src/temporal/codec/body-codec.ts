@@ -3,7 +3,7 @@ import { temporal } from '@temporalio/proto';
 import type { Pool } from 'pg';
 import { TranscriptLog } from '../../db/transcript-log';
 import type { BodyCodec } from '../../schemas/transcript-log';
-import { KEY_ID_METADATA, type EncryptionCodec } from './encryption-codec';
+import { EncryptionCodec, KEY_ID_METADATA } from './encryption-codec';
 import { CustomerKeys } from './customer-keys';
 import { parseCustomerKeyId } from './key-wrap';
 
@@ -29,6 +29,9 @@ export function bodyCodecOf(codec: PayloadCodec): BodyCodec {
   return {
     encode: (value) => encodeWith(codec, value),
     decode: (bytes) => decodeWith(codec, PayloadProto.decode(bytes)),
+    // The encryption codec holds the master keys, so a log opened on a database encrypts each
+    // customer's content under that customer's data key, kept wrapped in that database.
+    ...(codec instanceof EncryptionCodec ? { forPool: (pool: Pool) => customerBodyCodec(codec, customerKeysOf(pool, codec)) } : {}),
   };
 }
 
