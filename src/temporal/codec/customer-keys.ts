@@ -52,6 +52,10 @@ class Lru<V> {
     this.map.set(key, value);
     return value;
   }
+  /** The entry without marking it used: for the hot path, where a periodic recheck re-marks it. */
+  peek(key: string): V | undefined {
+    return this.map.get(key);
+  }
   set(key: string, value: V): void {
     this.map.delete(key);
     this.map.set(key, value);
@@ -117,6 +121,15 @@ export class CustomerKeys {
     const entry = this.cache(latest);
     this.current.set(customerId, entry);
     return entry.codec;
+  }
+
+  /**
+   * The cached codec for `keyId` while it is fresh, else undefined: the decode path's fast,
+   * synchronous check (no promise, no reordering of the cache) before decoderFor's lookup.
+   */
+  cachedDecoder(keyId: string): EncryptionCodec | undefined {
+    const cached = this.byKeyId.peek(keyId);
+    return cached && this.fresh(cached) ? cached.codec : undefined;
   }
 
   /** The codec that decrypts content under the customer key `keyId`; CustomerErasedError once it is destroyed. */
