@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../src/server/app';
 import { after, before, describe, test } from 'node:test';
 import { eraseCustomer, RunningInvestigationsError } from '../src/client/erasure';
 import { exportCustomer, SUBJECT_EXPORT_SCHEMA } from '../src/client/subject-export';
@@ -154,5 +157,42 @@ describe('erasing a customer', () => {
     await eraseCustomer({ pool: db.app, keys: customerKeysOf(db.app, codec), client: tw.client }, { customerId: 'cust_leila', by: 'bob' });
     clock += 10_000;
     await assert.rejects(otherLog.all(workflowId, ['message']), CustomerErasedError);
+  });
+
+  test('over HTTP: support may erase with a confirmation naming the customer, a customer-scoped key may not; parked deliveries of theirs are emptied', async () => {
+    const SUPPORT = 'support-key-0123456789abcdef';
+    const CUSTOMER = 'customer-key-0123456789abcdef';
+    const customerId = unique('cust-http');
+    const app = createApp({ client: tw.client, pool: db.app, config: { ...tw.config, CASEWORK_API_KEYS: `${SUPPORT}:support,${CUSTOMER}:${customerId}` }, log: () => undefined });
+    const server = createServer((req, res) => void app.handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const post = (key: string, body: unknown) =>
+      fetch(`${base}/customers/${customerId}/erase`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(body),
+      });
+    try {
+      await db.admin.query("INSERT INTO ticket_owners (ticket_id, customer_id, first_event_id) VALUES ($1, $2, 'e-http')", [`${customerId}-T`, customerId]);
+      await db.admin.query(
+        "INSERT INTO parked_deliveries (desk, event_id, ticket_id, requester, reason, body) VALUES ('zendesk', $1, $2, 'someone@example.com', 'ticket_owner', $3)",
+        [unique('evt'), `${customerId}-T`, Buffer.from('ciphertext of Wolverhampton words')],
+      );
+      assert.equal((await post(CUSTOMER, { confirm: customerId })).status, 403);
+      const unconfirmed = await post(SUPPORT, {});
+      assert.equal(unconfirmed.status, 400);
+      assert.match(((await unconfirmed.json()) as { error: string }).error, /confirm/);
+      const done = await post(SUPPORT, { confirm: customerId });
+      assert.equal(done.status, 200);
+      const report = (await done.json()) as { parkedDeliveriesEmptied: number; erasure: { erasedBy: string } };
+      assert.equal(report.parkedDeliveriesEmptied, 1);
+      assert.match(report.erasure.erasedBy, /^key:/);
+      const parked = await db.admin.query('SELECT octet_length(body) AS n, discarded_at FROM parked_deliveries WHERE ticket_id = $1', [`${customerId}-T`]);
+      assert.equal(parked.rows[0].n, 0);
+      assert.ok(parked.rows[0].discarded_at, 'a waiting delivery of an erased customer is discarded, never delivered later');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
