@@ -4,16 +4,21 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/server/app';
 import { after, before, describe, test } from 'node:test';
 import { eraseCustomer, RunningInvestigationsError } from '../src/client/erasure';
-import { exportCustomer, SUBJECT_EXPORT_SCHEMA } from '../src/client/subject-export';
+import { exportCustomer, SUBJECT_EXPORT_SCHEMA, type SubjectExport } from '../src/client/subject-export';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readCase } from '../src/server/console/cases';
+import { timelinePage } from '../src/server/console/timeline';
 import { transcriptCommand } from '../src/main/commands/transcript';
-import { eraseCommand } from '../src/main/commands/erasure';
+import { eraseCommand, exportCommand } from '../src/main/commands/erasure';
 import type { TicketEvent } from '../src/schemas/event';
 import { customerBodyCodec, customerKeysOf, openTranscriptLog } from '../src/temporal/codec/body-codec';
 import { TranscriptLog } from '../src/db/transcript-log';
 import { CustomerErasedError, CustomerKeys } from '../src/temporal/codec/customer-keys';
 import { codecFor } from '../src/temporal/data-converter';
 import { openTestDatabase, unique } from './support/db';
-import { ticket } from './support/investigate';
+import { settingsWith, ticket } from './support/investigate';
 import { emptyCaseNotes } from '../src/schemas/case-notes';
 import { answer, calls, json, scriptedModel, toolUse } from './support/scripted-model';
 import { deliver } from './support/scripted-run';
@@ -99,7 +104,9 @@ describe('erasing a customer', () => {
     const memoryBefore = await db.admin.query("SELECT count(*)::int AS n FROM memory_notes WHERE customer_id = 'cust_dana'");
     assert.ok(memoryBefore.rows[0].n >= 1, 'the remembered fact is in memory');
     assert.ok((await rawMentions('Quagmorrow')).includes('memory_notes'), 'the raw scan finds her words where they are in clear');
-    const exported = await exportCustomer({ pool: db.app, log }, { customerId: 'cust_dana', actor: 'test' });
+    const file = join(mkdtempSync(join(tmpdir(), 'export-')), 'dana.json');
+    assert.equal(await exportCommand(['--customer', 'cust_dana', '--out', file], { ...tw.config, DATABASE_URL: db.url }, () => undefined), 0);
+    const exported = JSON.parse(readFileSync(file, 'utf8')) as SubjectExport;
     assert.equal(exported.schema, SUBJECT_EXPORT_SCHEMA);
     assert.ok(JSON.stringify(exported).includes('Quagmorrow gate code 7731') && exported.notes.some((n) => n.text.includes('Quagmorrow')));
 
@@ -129,6 +136,26 @@ describe('erasing a customer', () => {
     const printed: string[] = [];
     assert.equal(await transcriptCommand([erased], config, (l) => printed.push(l)), 0);
     assert.deepEqual(printed, [`${erased}: erased on ${new Date().toISOString().slice(0, 10)}`]);
+
+    // The console's case page says so too, in place of the conversation.
+    const view = await readCase({ client: tw.client, log: fresh }, erased);
+    assert.equal(view.erasedOn, new Date().toISOString().slice(0, 10));
+    assert.match(
+      timelinePage(view, {
+        session: {
+          id: 's',
+          person: 'Sam',
+          csrf: 'c',
+          lastSeen: 0,
+          principal: { label: 'key:test', anyCustomer: false, customers: new Set(), approvers: new Set(), support: true },
+        },
+        settings: settingsWith(),
+        refs: { refOf: () => 'r' } as never,
+        temporalUiUrl: 'http://ui',
+        namespace: 'default',
+      }),
+      /The conversation was erased on \d{4}-\d{2}-\d{2}/,
+    );
 
     // The audit row says who, whom and when, and nothing else of hers.
     const audit = await db.admin.query("SELECT erased_by, detail::text AS detail FROM customer_erasures WHERE customer_id = 'cust_dana'");
