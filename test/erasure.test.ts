@@ -19,6 +19,8 @@ import { CustomerErasedError, CustomerKeys } from '../src/temporal/codec/custome
 import { codecFor } from '../src/temporal/data-converter';
 import { openTestDatabase, unique } from './support/db';
 import { settingsWith, ticket } from './support/investigate';
+import { consoleAgent, visibleText } from './support/console-agent';
+import { rememberNote } from '../src/memory/remember';
 import { emptyCaseNotes } from '../src/schemas/case-notes';
 import { answer, calls, json, scriptedModel, toolUse } from './support/scripted-model';
 import { deliver } from './support/scripted-run';
@@ -218,6 +220,34 @@ describe('erasing a customer', () => {
       const parked = await db.admin.query('SELECT octet_length(body) AS n, discarded_at FROM parked_deliveries WHERE ticket_id = $1', [`${customerId}-T`]);
       assert.equal(parked.rows[0].n, 0);
       assert.ok(parked.rows[0].discarded_at, 'a waiting delivery of an erased customer is discarded, never delivered later');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('in the console: support erases a customer from their memory page after typing their id', async () => {
+    const SUPPORT = 'sk_support_erasure_0123456789';
+    const customerId = unique('cust-console');
+    await rememberNote(db.app, { customerId, fact: 'Prefers parcels at the Wexcombe kiosk', sourceRun: 'investigation-X', now: new Date().toISOString(), ttlMonths: 12 });
+    const app = createApp({ client: tw.client, pool: db.app, config: { ...tw.config, CASEWORK_API_KEYS: `${SUPPORT}:support` }, log: () => undefined });
+    const server = createServer((req, res) => void app.handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const sam = consoleAgent(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      const signIn = await sam.signIn(SUPPORT, 'Sam');
+      assert.equal(signIn.status, 303);
+      await sam.follow(signIn);
+      const page = await sam.follow(await sam.post('/console/customers/lookup', { customerId }));
+      assert.ok(page.text.includes('data-erase') && page.text.includes('Wexcombe'));
+      const path = page.headers.get('content-location') ?? (/action="(\/console\/customers\/[^/"]+)\/erase"/.exec(page.text)?.[1] as string);
+      const refused = await sam.follow(await sam.post(`${path}/erase`, { confirm: 'yes' }));
+      assert.match(visibleText(refused.text), new RegExp(`Nothing was erased: type the customer id ${customerId} to confirm`));
+      assert.ok(refused.text.includes('Wexcombe'), 'nothing went');
+      const erased = await sam.follow(await sam.post(`${path}/erase`, { confirm: customerId }));
+      assert.match(visibleText(erased.text), /Erased on \d{4}-\d{2}-\d{2}: memory deleted, data key destroyed/);
+      assert.ok(!erased.text.includes('Wexcombe'));
+      const audit = await db.admin.query('SELECT erased_by FROM customer_erasures WHERE customer_id = $1', [customerId]);
+      assert.match(audit.rows[0].erased_by, /^Sam via console/);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
