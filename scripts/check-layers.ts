@@ -17,6 +17,7 @@ const LAYERS: Record<string, number> = {
   db: 3,
   model: 3,
   desk: 3,
+  commerce: 3,
   memory: 4,
   activities: 5,
   // Workflows import activities by type only (`import type`), which lint checks separately.

@@ -7,6 +7,27 @@ import { describeIssues } from './schemas/issues';
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 const num = (fallback: number) => z.coerce.number().nonnegative().default(fallback);
 
+/** True when `text` parses as a URL whose scheme is one of `schemes` ("postgres:", "http:", …). */
+function isUrlOf(text: string, schemes: readonly string[]): boolean {
+  try {
+    return schemes.includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
+// Checked when the process starts, so a typo exits 2 naming the variable instead of a worker
+// or server retrying a connection it can never make.
+const postgresUrl = () => z.string().refine((v) => isUrlOf(v, ['postgres:', 'postgresql:']), 'must be a Postgres URL, e.g. postgres://user:password@host:5432/database');
+const httpUrl = () => z.string().refine((v) => isUrlOf(v, ['http:', 'https:']), 'must be an http:// or https:// URL');
+const hostPort = () =>
+  z
+    .string()
+    .refine(
+      (v) => /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$/.test(v) && Number(v.slice(v.lastIndexOf(':') + 1)) <= 65535,
+      'must be host:port, e.g. 127.0.0.1:7233 (no scheme)',
+    );
+
 /** The folder holding package.json, migrations/ and .tools/, whether casework runs from src/ or from dist/. */
 export const PROJECT_ROOT = ((): string => {
   for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, 'package.json'))) return dir;
@@ -15,20 +36,20 @@ export const PROJECT_ROOT = ((): string => {
 
 /** Everything casework reads from the environment, validated once at start. */
 export const ConfigSchema = z.object({
-  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  TEMPORAL_ADDRESS: hostPort().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('casework'),
   TEMPORAL_API_KEY: z.string().optional(),
   TEMPORAL_TLS: z.enum(['true', 'false']).optional(),
   TEMPORAL_TLS_CERT_PATH: z.string().optional(),
   TEMPORAL_TLS_KEY_PATH: z.string().optional(),
-  TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
-  DATABASE_URL: z.string().optional(),
+  TEMPORAL_UI_URL: httpUrl().default('http://127.0.0.1:8233'),
+  DATABASE_URL: postgresUrl().optional(),
   /** Where the embedded Postgres keeps its files when DATABASE_URL is unset. */
   CASEWORK_DATA_DIR: z.string().default('.data'),
   CASEWORK_DB_POOL_SIZE: int(8),
   ANTHROPIC_API_KEY: z.string().optional(),
-  ANTHROPIC_BASE_URL: z.string().optional(),
+  ANTHROPIC_BASE_URL: httpUrl().optional(),
   CASEWORK_MODEL: z.string().default('claude-sonnet-4-5'),
   CASEWORK_MAX_TOKENS: int(2048),
   CASEWORK_MODEL_TIMEOUT_MS: int(120_000),
@@ -37,7 +58,12 @@ export const ConfigSchema = z.object({
   /** Most model calls for one customer turn before the case goes to a person. */
   CASEWORK_MAX_STEPS: int(40),
   CASEWORK_MAX_STEPS_PER_RUN: int(500),
-  CASEWORK_CLEAR_EVERY: int(10),
+  /** Set: clear in a batch every this many steps (and on a cold cache), as before the cache-optimal schedule. Unset: the schedule below. */
+  CASEWORK_CLEAR_EVERY: z.coerce.number().int().nonnegative().optional(),
+  /** The cache-optimal clearing schedule keeps every request under this many tokens (0 turns it off: batches every 10 steps). */
+  CASEWORK_CONTEXT_PEAK_TOKENS: int(30_000),
+  /** Share of waits on a person (refund approvals) answered within the hour: the 1-hour cache is bought before a wait when this makes it cheaper. */
+  CASEWORK_WAIT_WITHIN_HOUR_SHARE: z.coerce.number().min(0).max(1).default(0.25),
   CASEWORK_KEEP_RECENT: int(3),
   CASEWORK_CACHE_TTL_SECONDS: int(300),
   CASEWORK_COMPACT_ABOVE_TOKENS: int(30_000),
@@ -63,7 +89,7 @@ export const ConfigSchema = z.object({
   /** The hosted embedding model (voyage default: voyage-3.5; required for openai). */
   CASEWORK_EMBEDDINGS_MODEL: z.string().optional(),
   /** The hosted API's base URL, up to and including /v1. */
-  CASEWORK_EMBEDDINGS_BASE_URL: z.string().optional(),
+  CASEWORK_EMBEDDINGS_BASE_URL: httpUrl().optional(),
   /** The hosted API's key. Secret: set it from the environment. */
   CASEWORK_EMBEDDINGS_API_KEY: z.string().optional(),
   /** Vector length to ask a hosted model for; unset, the model's own. */
@@ -84,15 +110,36 @@ export const ConfigSchema = z.object({
   /** json: one JSON object per line (for log shippers); text: the same fields, readable. Unset: text on a terminal, else json. */
   CASEWORK_LOG_FORMAT: z.enum(['json', 'text']).optional(),
   CASEWORK_MAX_CONCURRENT_ACTIVITIES: int(20),
+  /** On SIGTERM, how long `casework worker` lets activities in flight finish before cancelling them (they then retry elsewhere); keep it below the orchestrator's kill timeout. */
+  CASEWORK_SHUTDOWN_GRACE_SECONDS: int(120),
   /** Most workflows the worker keeps in memory (the sticky cache); an evicted one is replayed from its history on its next event. Unset: the SDK's default, from the heap size. */
   CASEWORK_WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(2).optional(),
   /** A prebuilt workflow bundle (`casework bundle <file>`); unset, the worker bundles src/workflows when it starts. */
   CASEWORK_WORKFLOW_BUNDLE: z.string().optional(),
+  /**
+   * Worker Versioning (docs/deploy.md, "Rolling out workflow code"): the Worker Deployment this
+   * worker belongs to and the build id of its workflow code. Set both or neither; unset, the
+   * worker is unversioned and every worker on the task queue runs every investigation.
+   */
+  CASEWORK_DEPLOYMENT_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,100}$/, 'letters, digits, ".", "_" and "-" only')
+    .optional(),
+  CASEWORK_BUILD_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._+-]{1,100}$/, 'letters, digits, ".", "_", "+" and "-" only')
+    .optional(),
   /** USD per million uncached input tokens; cache write and read are multiples of it. */
   CASEWORK_PRICE_INPUT_PER_MTOK: num(4),
   CASEWORK_PRICE_OUTPUT_PER_MTOK: num(20),
   CASEWORK_PRICE_CACHE_WRITE_MULTIPLIER: num(1.25),
   CASEWORK_PRICE_CACHE_READ_MULTIPLIER: num(0.1),
+  /** USD of model calls one case is expected to stay under; exported as casework_case_budget_usd for the cost-per-case alert. */
+  CASEWORK_CASE_BUDGET_USD: num(0.5),
+  /** Where traces go over OTLP/HTTP (the OpenTelemetry standard variable; the other OTEL_* variables apply too). Unset: no tracing at all. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url('OTEL_EXPORTER_OTLP_ENDPOINT must be a URL, e.g. http://otel-collector:4318').optional(),
+  /** One-hour cache writes, as a multiple of the input price; unset, the API's 2x. */
+  CASEWORK_PRICE_CACHE_WRITE_1H_MULTIPLIER: z.coerce.number().nonnegative().optional(),
   CASEWORK_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** The ticket-event HTTP endpoint (`casework serve`): port and interface it listens on. */
   CASEWORK_HTTP_PORT: int(8080),
@@ -106,6 +153,10 @@ export const ConfigSchema = z.object({
   CASEWORK_CONSOLE_HOST: z.string().default('0.0.0.0'),
   /** How often an open approvals inbox asks which refunds are still pending, so a card another person decided is marked. */
   CASEWORK_CONSOLE_POLL_SECONDS: z.coerce.number().positive().default(15),
+  /** A console session unused this long ends (minutes); it can be no longer than CASEWORK_CONSOLE_SESSION_HOURS. */
+  CASEWORK_CONSOLE_IDLE_MINUTES: z.coerce.number().int().positive().default(480),
+  /** A console session ends this long after sign-in however busy it is (hours): the absolute lifetime. */
+  CASEWORK_CONSOLE_SESSION_HOURS: z.coerce.number().positive().default(24),
   // ---- Support desks (src/desk/): webhooks in, replies and notes out. Secrets: set them from the environment.
   /** Desks casework talks to: "zendesk,intercom,freshdesk,webhook" (any of them; empty: none). Each listed desk needs its credentials below. */
   CASEWORK_DESKS: z.string().default(''),
@@ -121,22 +172,38 @@ export const ConfigSchema = z.object({
   CASEWORK_DESK_TRUST_EXTERNAL_ID: z.enum(['true', 'false']).default('false'),
   /** Longest wait for one desk API call before it counts as timed out (and is checked, then retried). */
   CASEWORK_DESK_TIMEOUT_MS: int(10_000),
+  /** A desk's rate limit (429) asking for at most this many seconds in all is waited out inside the post; a longer one ends the attempt and Temporal retries after exactly the desk's delay. */
+  CASEWORK_DESK_RATE_LIMIT_WAIT_SECONDS: int(10),
   /** Zendesk: API base (https://<subdomain>.zendesk.com), agent email + API token, and the webhook's signing secret. */
-  CASEWORK_ZENDESK_BASE_URL: z.string().optional(),
+  CASEWORK_ZENDESK_BASE_URL: httpUrl().optional(),
   CASEWORK_ZENDESK_EMAIL: z.string().optional(),
   CASEWORK_ZENDESK_API_TOKEN: z.string().optional(),
   CASEWORK_ZENDESK_WEBHOOK_SECRET: z.string().optional(),
+  /** Zendesk status per case state, overriding the defaults (docs/desks.md): "awaiting_approval=hold,with_person=hold,..."; checked at start. */
+  CASEWORK_ZENDESK_STATUSES: z.string().default(''),
+  /** Zendesk group a case handed to a person is assigned to (its id); unset, the assignment is left alone. */
+  CASEWORK_ZENDESK_HANDOFF_GROUP_ID: z.string().optional(),
   /** Intercom: API base, access token, the app's client secret (signs webhooks) and the admin casework replies as. */
-  CASEWORK_INTERCOM_BASE_URL: z.string().default('https://api.intercom.io'),
+  CASEWORK_INTERCOM_BASE_URL: httpUrl().default('https://api.intercom.io'),
   CASEWORK_INTERCOM_ACCESS_TOKEN: z.string().optional(),
   CASEWORK_INTERCOM_CLIENT_SECRET: z.string().optional(),
   CASEWORK_INTERCOM_ADMIN_ID: z.string().optional(),
+  /** Intercom conversation state (open, snoozed, closed) per case state, overriding the defaults (docs/desks.md); checked at start. */
+  CASEWORK_INTERCOM_STATES: z.string().default(''),
+  /** How long a conversation casework snoozes sleeps, in seconds (a customer's reply wakes it sooner). */
+  CASEWORK_INTERCOM_SNOOZE_SECONDS: int(86_400),
+  /** Intercom admin a case handed to a person is assigned to; unset, the assignment is left alone. */
+  CASEWORK_INTERCOM_HANDOFF_ADMIN_ID: z.string().optional(),
   /** Freshdesk: API base (https://<domain>.freshdesk.com), API key, and the shared secret the automation rule sends in X-Casework-Webhook-Token. */
-  CASEWORK_FRESHDESK_BASE_URL: z.string().optional(),
+  CASEWORK_FRESHDESK_BASE_URL: httpUrl().optional(),
   CASEWORK_FRESHDESK_API_KEY: z.string().optional(),
   CASEWORK_FRESHDESK_WEBHOOK_TOKEN: z.string().optional(),
+  /** Freshdesk status id per case state, overriding the defaults (docs/desks.md; 7 is "Waiting on Third Party" in a default account); checked at start. */
+  CASEWORK_FRESHDESK_STATUSES: z.string().default(''),
+  /** Freshdesk group a case handed to a person is assigned to (its id); unset, the assignment is left alone. */
+  CASEWORK_FRESHDESK_HANDOFF_GROUP_ID: z.string().optional(),
   /** Generic outbound webhook for other desks: where replies and status changes are POSTed, and the HMAC secret that signs them. */
-  CASEWORK_DESK_WEBHOOK_URL: z.string().optional(),
+  CASEWORK_DESK_WEBHOOK_URL: httpUrl().optional(),
   CASEWORK_DESK_WEBHOOK_SECRET: z.string().optional(),
   // ---- end of support desks
   // Payload privacy and size (src/temporal/codec/, src/temporal/storage/, src/server/codec-server.ts).
@@ -155,7 +222,7 @@ export const ConfigSchema = z.object({
   /** The S3 (or MinIO) bucket for CASEWORK_PAYLOAD_STORE=s3; credentials come from the AWS SDK's usual chain (AWS_ACCESS_KEY_ID, ...). */
   CASEWORK_S3_BUCKET: z.string().optional(),
   /** An S3-compatible endpoint (MinIO: http://minio:9000); unset, AWS S3. */
-  CASEWORK_S3_ENDPOINT: z.string().optional(),
+  CASEWORK_S3_ENDPOINT: httpUrl().optional(),
   CASEWORK_S3_REGION: z.string().default('us-east-1'),
   /** Key prefix inside the bucket. */
   CASEWORK_S3_PREFIX: z.string().default('casework/payloads/'),
@@ -184,6 +251,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const problems = describeIssues(parsed.error, '(environment)');
     throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  const { CASEWORK_CONSOLE_IDLE_MINUTES: idle, CASEWORK_CONSOLE_SESSION_HOURS: hours } = parsed.data;
+  if (idle > hours * 60) {
+    throw new ConfigError(
+      `invalid configuration: CASEWORK_CONSOLE_IDLE_MINUTES (${idle}) is longer than CASEWORK_CONSOLE_SESSION_HOURS (${hours} h, ${hours * 60} minutes); ` +
+        'a session ends at its absolute lifetime first, so lower the idle time or raise the lifetime',
+    );
   }
   return parsed.data;
 }

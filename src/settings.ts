@@ -1,6 +1,7 @@
 import type { Config } from './config';
 import type { PriceTable } from './schemas/model';
 import type { Approver, InvestigationSettings } from './schemas/investigation';
+import { CLEAR_EVERY } from './context/clearing';
 
 /** Parses "name:limitCents,name:limitCents" into approvers, naming the bad entry when malformed. */
 export function parseApprovers(spec: string): Approver[] {
@@ -17,13 +18,16 @@ export function parseApprovers(spec: string): Approver[] {
 
 /** The price table configured through CASEWORK_PRICE_* (see src/config.ts). */
 export function pricesFromConfig(
-  config: Pick<Config, 'CASEWORK_PRICE_INPUT_PER_MTOK' | 'CASEWORK_PRICE_OUTPUT_PER_MTOK' | 'CASEWORK_PRICE_CACHE_WRITE_MULTIPLIER' | 'CASEWORK_PRICE_CACHE_READ_MULTIPLIER'>,
+  config: Pick<Config, 'CASEWORK_PRICE_INPUT_PER_MTOK' | 'CASEWORK_PRICE_OUTPUT_PER_MTOK' | 'CASEWORK_PRICE_CACHE_WRITE_MULTIPLIER' | 'CASEWORK_PRICE_CACHE_READ_MULTIPLIER'> &
+    Partial<Pick<Config, 'CASEWORK_PRICE_CACHE_WRITE_1H_MULTIPLIER'>>,
 ): PriceTable {
   return {
     input_per_mtok: config.CASEWORK_PRICE_INPUT_PER_MTOK,
     output_per_mtok: config.CASEWORK_PRICE_OUTPUT_PER_MTOK,
     cache_write_multiplier: config.CASEWORK_PRICE_CACHE_WRITE_MULTIPLIER,
     cache_read_multiplier: config.CASEWORK_PRICE_CACHE_READ_MULTIPLIER,
+    // Only when set, so a table without it means the API's 2x, as it did before.
+    ...(config.CASEWORK_PRICE_CACHE_WRITE_1H_MULTIPLIER !== undefined ? { cache_write_1h_multiplier: config.CASEWORK_PRICE_CACHE_WRITE_1H_MULTIPLIER } : {}),
   };
 }
 
@@ -42,7 +46,7 @@ export function investigationSettings(config: Config): InvestigationSettings {
   return {
     maxSteps: config.CASEWORK_MAX_STEPS,
     maxStepsPerRun: config.CASEWORK_MAX_STEPS_PER_RUN,
-    clearEvery: config.CASEWORK_CLEAR_EVERY,
+    clearEvery: config.CASEWORK_CLEAR_EVERY ?? CLEAR_EVERY,
     keepRecent: config.CASEWORK_KEEP_RECENT,
     cacheTtlMs: config.CASEWORK_CACHE_TTL_SECONDS * 1000,
     compactAboveTokens: config.CASEWORK_COMPACT_ABOVE_TOKENS,
@@ -58,6 +62,10 @@ export function investigationSettings(config: Config): InvestigationSettings {
     // Only when set, so the settings of runs without a generic webhook stay as they were.
     ...(deskWebhookEnabled(config.CASEWORK_DESKS) ? { deskWebhook: true } : {}),
     ...(config.CASEWORK_LOCAL_READ_TOOLS === 'false' ? { localReadTools: false } : {}),
+    // A fixed batch interval, when configured, keeps the schedule it names; otherwise the cache-optimal one under the peak.
+    ...(config.CASEWORK_CLEAR_EVERY === undefined && config.CASEWORK_CONTEXT_PEAK_TOKENS > 0
+      ? { cacheSchedule: { peakTokens: config.CASEWORK_CONTEXT_PEAK_TOKENS, withinHourShare: config.CASEWORK_WAIT_WITHIN_HOUR_SHARE } }
+      : {}),
     // Runs started with the setting off (or before it existed) carry no flag and keep their transcript in the workflow.
     ...(config.CASEWORK_HISTORY_BY_REFERENCE === 'true' ? { historyByReference: true } : {}),
   };

@@ -16,16 +16,21 @@ import { startMetricsEndpoint, type MetricsEndpoint } from './observability/endp
 import { instrumentModel } from './observability/instrument-model';
 import { installTelemetry } from './observability/logging';
 import { processMetrics, type CaseworkMetrics } from './observability/metrics';
+import { currentTracing, startTracing } from './observability/tracing';
+import { tracingActivityInterceptors, tracingSinks } from './observability/worker-tracing';
 import { connectClient } from './temporal/client';
 import { deskSettings, type DeskSettings } from './desk/settings';
+import { pricesFromConfig } from './settings';
 import { CONNECT_ATTEMPTS, connectionOptions, withConnectTimeout } from './temporal/connection';
 import { loadKeyring } from './temporal/codec/keys';
 import { codecFor, dataConverterFor, FAILURE_CONVERTER_PATH, payloadStoreFor } from './temporal/data-converter';
 import { bodyCodecOf } from './temporal/codec/body-codec';
 import { TranscriptLog } from './db/transcript-log';
+import { deploymentOptions } from './temporal/deployment';
+import { HEALTH_DEADLINE_MS, postgresHealth } from './server/routes/health';
 
-/** Workflow interceptor modules (log attributes: customer, ticket, step); a prebuilt bundle must be built with them. */
-export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./observability/workflow-interceptors')];
+/** Workflow interceptor modules (log attributes: customer, ticket, step; tracing of runs started traced); a prebuilt bundle must be built with them. */
+export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./observability/workflow-interceptors'), require.resolve('./observability/workflow-tracing')];
 
 /** Logs only the bundler's warnings and errors. */
 const quietBundlerLogger = {
@@ -40,12 +45,12 @@ const quietBundlerLogger = {
 /**
  * Bundles the workflow code once, with its interceptors and the failure converter the data
  * converter names, into `path`: a worker given this bundle (CASEWORK_WORKFLOW_BUNDLE) starts in
- * seconds instead of bundling on every start.
+ * seconds instead of bundling on every start. `extraInterceptorModules` adds workflow code (a rollout test's version 2).
  */
-export async function writeWorkflowBundle(path: string): Promise<void> {
+export async function writeWorkflowBundle(path: string, options: { extraInterceptorModules?: string[] } = {}): Promise<void> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('./workflows'),
-    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES, ...(options.extraInterceptorModules ?? [])],
     // The workflow's own failures are converted inside the sandbox, by the bundle's converter:
     // without this one their messages would reach history unencrypted.
     failureConverterPath: FAILURE_CONVERTER_PATH,
@@ -69,6 +74,8 @@ export interface WorkerDeps {
   embedder?: Embedder;
   /** The desks replies and notes go to; unset, built from config (CASEWORK_DESKS). */
   desk?: Pick<DeskSettings, 'clients'>;
+  /** How long a shutdown lets activities in flight finish before cancelling them; unset, the SDK's default (none). */
+  shutdownGraceMs?: number;
 }
 
 /** Connects the worker's native connection, failing within seconds when Temporal is not there. */
@@ -85,6 +92,12 @@ export function connectWorker(config: Config): Promise<NativeConnection> {
 export function createWorker(deps: WorkerDeps): Promise<Worker> {
   const { config } = deps;
   const metrics = deps.metrics ?? processMetrics();
+  metrics.setPrices(pricesFromConfig(config));
+  metrics.setLimits({
+    approvalReminderSeconds: config.CASEWORK_APPROVAL_REMINDER_HOURS * 3600,
+    approvalAutoDenySeconds: config.CASEWORK_APPROVAL_TIMEOUT_HOURS * 3600,
+    caseBudgetUsd: config.CASEWORK_CASE_BUDGET_USD,
+  });
   const desk = deps.desk ?? deskSettings(config);
   // A prebuilt bundle carries its own workflow interceptors; passing them again only draws a warning.
   const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = deps.workflowBundlePath
@@ -92,6 +105,9 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     : { workflowsPath: require.resolve('./workflows') };
   // One codec for history and the transcript log: both encrypted with the same keys, rotating together.
   const codec = codecFor(config);
+  const versioning = deploymentOptions(config);
+  // Started by runWorker (or a test) before the worker is created; undefined when tracing is off.
+  const tracing = currentTracing();
   return Worker.create({
     connection: deps.connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -101,18 +117,21 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     dataConverter: dataConverterFor(config, deps.pool, { codec }),
     activities: createActivities({
       pool: deps.pool,
-      model: instrumentModel(deps.model, metrics),
+      model: instrumentModel(deps.model, metrics, { requestModel: deps.model.offline ? deps.model.label : config.CASEWORK_MODEL }),
       noteTtlMonths: config.CASEWORK_NOTE_TTL_MONTHS,
       embedder: deps.embedder,
-      desk: { clients: desk.clients, observer: metrics.desk.observer },
+      desk: { clients: desk.clients, observer: metrics.desk.observer, rateLimit: { maxWaitSeconds: config.CASEWORK_DESK_RATE_LIMIT_WAIT_SECONDS } },
       transcriptLog: new TranscriptLog(deps.pool, bodyCodecOf(codec)),
     }),
+    sinks: tracingSinks(tracing),
     interceptors: {
-      activity: [activityInterceptors(metrics)],
+      activity: [...tracingActivityInterceptors(tracing), activityInterceptors(metrics)],
       ...(deps.workflowBundlePath ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
     },
     maxConcurrentActivityTaskExecutions: config.CASEWORK_MAX_CONCURRENT_ACTIVITIES,
+    ...(versioning ? { workerDeploymentOptions: versioning } : {}),
     ...(config.CASEWORK_WORKFLOW_CACHE_SIZE === undefined ? {} : { maxCachedWorkflows: config.CASEWORK_WORKFLOW_CACHE_SIZE }),
+    ...(deps.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: deps.shutdownGraceMs }),
   });
 }
 
@@ -164,6 +183,48 @@ export async function untilAvailable<T>(what: string, start: () => Promise<T>, b
   }
 }
 
+/** Worker states in which the process is alive: starting, polling, or finishing what it holds. */
+const ALIVE_STATES = new Set(['INITIALIZED', 'RUNNING', 'DRAINING', 'DRAINED', 'STOPPING']);
+
+/**
+ * The worker's liveness and readiness: alive while it starts, polls or drains; ready only while
+ * it polls and Temporal and Postgres answer, so a rollout waits for a new replica to take work
+ * before it stops an old one.
+ */
+export function workerProbes(worker: Pick<Worker, 'getState'>, deps: { config: Config; pool: Pool; client: Client; bundle: 'prebuilt' | 'bundled at start' }) {
+  const { config } = deps;
+  return {
+    health: () => ({ ok: ALIVE_STATES.has(worker.getState()), worker: worker.getState(), taskQueue: config.TEMPORAL_TASK_QUEUE }),
+    async ready() {
+      const state = worker.getState();
+      const [temporal, postgres] = await Promise.all([
+        deps.client
+          .withDeadline(Date.now() + HEALTH_DEADLINE_MS, () => deps.client.workflowService.getSystemInfo({}))
+          .then(
+            () => 'ok',
+            (error: Error) => `unreachable (${error.name})`,
+          ),
+        postgresHealth(deps.pool, HEALTH_DEADLINE_MS),
+      ]);
+      const missing = [
+        ...(state === 'RUNNING' ? [] : [`the worker is ${state}, not polling`]),
+        ...(temporal === 'ok' ? [] : [`Temporal at ${config.TEMPORAL_ADDRESS} is ${temporal}`]),
+        ...(postgres === 'ok' ? [] : [`Postgres is unreachable (${postgres})`]),
+      ];
+      return {
+        ok: missing.length === 0,
+        worker: state,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        temporal: temporal === 'ok' ? 'ok' : 'down',
+        postgres: postgres === 'ok' ? 'ok' : 'down',
+        keys: 'ok',
+        bundle: deps.bundle,
+        ...(missing.length ? { error: `not ready: ${missing.join('; ')}` } : {}),
+      };
+    },
+  };
+}
+
 function storeLine(store: 'postgres' | 's3' | 'off'): string {
   return store === 'off' ? 'kept inline' : `large ones stored by reference in ${store}`;
 }
@@ -177,6 +238,8 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
   const budgetMs = config.CASEWORK_OUTAGE_BUDGET_SECONDS * 1000;
   // Before anything else: production mode without a payload key refuses to start, naming the variable.
   const keyring = loadKeyring(config);
+  // Before any client or worker is made: they add their tracing interceptors only when it is on.
+  const tracing = startTracing(config, { serviceName: 'casework-worker' });
   const db = await untilAvailable('Postgres', () => openDatabase(config), budgetMs, log);
   try {
     await untilAvailable('Postgres', () => migrate(db.admin), budgetMs, log);
@@ -184,21 +247,33 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
     const embedder = selectEmbedder(config);
     const connection = await untilAvailable('Temporal', () => connectWorker(config), budgetMs, log);
     try {
-      const worker = await createWorker({ config, connection, pool: db.app, model, embedder, workflowBundlePath: config.CASEWORK_WORKFLOW_BUNDLE });
+      const worker = await createWorker({
+        config,
+        connection,
+        pool: db.app,
+        model,
+        embedder,
+        workflowBundlePath: config.CASEWORK_WORKFLOW_BUNDLE,
+        shutdownGraceMs: config.CASEWORK_SHUTDOWN_GRACE_SECONDS * 1000,
+      });
       let endpoint: MetricsEndpoint | undefined;
       try {
         if (config.CASEWORK_METRICS_PORT) {
+          const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: dataConverterFor(config, db.app) });
+          const bundle = config.CASEWORK_WORKFLOW_BUNDLE ? 'prebuilt' : 'bundled at start';
           endpoint = await startMetricsEndpoint({
             config,
             temporalMetricsPort: installTelemetry(config).temporalMetricsPort,
-            client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: dataConverterFor(config, db.app) }),
-            health: () => ({ ok: worker.getState() === 'RUNNING', worker: worker.getState(), taskQueue: config.TEMPORAL_TASK_QUEUE }),
+            client,
+            ...workerProbes(worker, { config, pool: db.app, client, bundle }),
+            admin: { pool: db.admin, approvalReminderSeconds: config.CASEWORK_APPROVAL_REMINDER_HOURS * 3600 },
           });
         }
         log(
           `casework worker on task queue "${config.TEMPORAL_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS}; model: ${model.label}; embeddings: ${embedder?.label ?? 'off'}; ` +
             `payloads: encrypted with key ${keyring.current.id} (${keyring.source}), ${storeLine(payloadStoreFor(config, true))}` +
-            (endpoint ? `; metrics: ${endpoint.url}/metrics` : ''),
+            (endpoint ? `; metrics: ${endpoint.url}/metrics` : '') +
+            (tracing ? `; traces: ${config.OTEL_EXPORTER_OTLP_ENDPOINT}` : ''),
         );
         await worker.run();
       } finally {
@@ -209,6 +284,7 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
     }
   } finally {
     await db.close();
+    await tracing?.shutdown().catch(() => undefined);
   }
 }
 

@@ -8,6 +8,8 @@ import { CONTEXT_MANAGEMENT_BETA, createAnthropicModel, type AnthropicModelOptio
 import { MissingApiKeyError, retryAfterMs, withModelFailures } from '../src/model/errors';
 import type { Model } from '../src/model/port';
 import type { ModelRequest } from '../src/schemas/model';
+import { contextManagementEdits } from '../src/context/clearing';
+import { COMPACTION_BETA, compactionEdit } from '../src/context/server-context';
 
 /** One request the fake Messages API received. */
 interface Received {
@@ -213,6 +215,15 @@ describe('the Anthropic model adapter', () => {
     assert.deepEqual(body.context_management, context_management);
     assert.equal('betas' in body, false);
     assert.equal(reply.stop_reason, 'tool_use');
+  });
+
+  it("sends server-side compaction under its own beta header, beside context editing's", async () => {
+    const api = await startApi(ok({ context_management: { applied_edits: [] } }));
+    const context_management = { edits: [contextManagementEdits(3).edits![0]!, compactionEdit({ triggerInputTokens: 60_000 })] };
+    await model(api.baseURL).create(request({ extra: { context_management } }));
+    const { headers, body } = api.received[0]!;
+    assert.deepEqual(String(headers['anthropic-beta']).split(',').sort(), [COMPACTION_BETA, CONTEXT_MANAGEMENT_BETA].sort());
+    assert.deepEqual(body.context_management.edits[1], { type: 'compact_20260112', trigger: { type: 'input_tokens', value: 60_000 } });
   });
 
   it('names itself after the model and is not the offline double', () => {

@@ -104,3 +104,21 @@ test('a usage error prints the usage', () => {
   assert.match(r.stderr, /--request/);
   assert.match(r.stderr, /usage: casework/);
 });
+
+test('a malformed setting exits 2 naming the variable, for every process, before anything connects', () => {
+  // Each would otherwise retry a connection it can never make (a worker for ever).
+  const cases: { args: string[]; env: Record<string, string>; names: RegExp }[] = [
+    { args: ['worker'], env: { DATABASE_URL: 'not-a-url' }, names: /DATABASE_URL: must be a Postgres URL/ },
+    { args: ['serve'], env: { DATABASE_URL: 'mysql://db/casework' }, names: /DATABASE_URL: must be a Postgres URL/ },
+    { args: ['console'], env: { TEMPORAL_ADDRESS: 'http://127.0.0.1:7233' }, names: /TEMPORAL_ADDRESS: must be host:port/ },
+    { args: ['codec-server'], env: { TEMPORAL_UI_URL: 'localhost:8233' }, names: /TEMPORAL_UI_URL: must be an http:\/\/ or https:\/\/ URL/ },
+    { args: ['status', 'investigation-T-1'], env: { ANTHROPIC_BASE_URL: 'api.anthropic.com' }, names: /ANTHROPIC_BASE_URL/ },
+  ];
+  for (const { args, env, names } of cases) {
+    const r = casework(args, env);
+    assert.equal(r.code, 2, `${args[0]} with ${JSON.stringify(env)}: ${r.stderr}`);
+    assert.match(r.stderr, names);
+    assert.match(r.stderr, /^error: invalid configuration/);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  }
+});

@@ -11,9 +11,10 @@ import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workf
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig, type Config } from '../src/config';
-import type { Database } from '../src/db/pool';
+import { openPool, type Database } from '../src/db/pool';
 import { findTemporalCli } from '../src/dev/env/temporal-cli';
-import { createCodecHandler, startCodecServer } from '../src/server/codec-server';
+import { allowedOriginsFor, createCodecHandler, startCodecServer, type CodecRefusal } from '../src/server/codec-server';
+import { sessionValue } from '../src/server/codec-session';
 import { EncryptionCodec } from '../src/temporal/codec/encryption-codec';
 import { keyringOf } from '../src/temporal/codec/keys';
 import { codecFor, dataConverterFor, FAILURE_CONVERTER_PATH } from '../src/temporal/data-converter';
@@ -178,6 +179,188 @@ describe('codec server protocol', () => {
     const local = await startCodecServer(loadConfig({}), { codecs: [codec], port: 0 });
     assert.equal((await fetch(`${local.url}/decode`, { method: 'POST', body: '{"payloads":[]}' })).status, 200);
     await local.close();
+  });
+
+  test('answers /healthz and /readyz without its token, and /readyz names the database when it does not answer', async () => {
+    const config = loadConfig({ CASEWORK_CODEC_KEYS: `k:${randomBytes(32).toString('base64')}`, CASEWORK_CODEC_SERVER_TOKEN: 'codec-token-readiness-0123' });
+    const codec = codecFor(config);
+    const deadPool = openPool('postgres://postgres@127.0.0.1:1/none', 1);
+    const ready = await startCodecServer(config, { codecs: [codec], port: 0 });
+    const stranded = await startCodecServer(config, { codecs: [codec], port: 0, pool: deadPool });
+    try {
+      assert.deepEqual(await (await fetch(`${ready.url}/healthz`)).json(), { status: 'alive', draining: false });
+      const ok = await fetch(`${ready.url}/readyz`);
+      assert.deepEqual({ status: ok.status, body: await ok.json() }, { status: 200, body: { status: 'ready', keys: 'ok' } });
+      assert.equal((await fetch(`${ready.url}/decode`, { method: 'POST', body: '{"payloads":[]}' })).status, 401, 'the codec routes still need the token');
+      const down = await fetch(`${stranded.url}/readyz`);
+      const body = (await down.json()) as Record<string, unknown>;
+      assert.equal(down.status, 503);
+      assert.deepEqual({ keys: body.keys, postgres: body.postgres }, { keys: 'ok', postgres: 'down' });
+      assert.match(String(body.error), /^not ready: postgres: ECONNREFUSED$/);
+      assert.equal((await fetch(`${stranded.url}/healthz`)).status, 200, 'alive all the same');
+    } finally {
+      await ready.close();
+      await stranded.close();
+      await deadPool.end();
+    }
+  });
+});
+
+describe('codec server origins and refusals', () => {
+  test('admits the configured web UI under both loopback names, localhost and 127.0.0.1, and nothing else', async () => {
+    assert.deepEqual(allowedOriginsFor({ TEMPORAL_UI_URL: 'http://localhost:8700' }), ['http://localhost:8700', 'http://127.0.0.1:8700']);
+    assert.deepEqual(allowedOriginsFor({ TEMPORAL_UI_URL: 'http://127.0.0.1:8233/namespaces/default' }), ['http://localhost:8233', 'http://127.0.0.1:8233']);
+    assert.deepEqual(allowedOriginsFor({ TEMPORAL_UI_URL: 'http://x', CASEWORK_CODEC_CORS_ORIGINS: 'https://temporal.example.com, http://localhost:8080' }), [
+      'https://temporal.example.com',
+      'http://localhost:8080',
+      'http://127.0.0.1:8080',
+    ]);
+    assert.throws(
+      () => allowedOriginsFor({ TEMPORAL_UI_URL: 'http://x', CASEWORK_CODEC_CORS_ORIGINS: 'temporal.example.com' }),
+      /CASEWORK_CODEC_CORS_ORIGINS: "temporal.example.com" is not an origin/,
+    );
+
+    // The dev server prints its UI as http://localhost:<port>; configured either way, both open it.
+    const codec = codecFor(loadConfig({ CASEWORK_CODEC_KEYS: `k:${randomBytes(32).toString('base64')}` }));
+    const local = await startCodecServer(loadConfig({ TEMPORAL_UI_URL: 'http://127.0.0.1:8700' }), { codecs: [codec], port: 0 });
+    try {
+      for (const origin of ['http://localhost:8700', 'http://127.0.0.1:8700']) {
+        const preflight = await fetch(`${local.url}/decode`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+        assert.equal(preflight.status, 204, origin);
+        assert.equal(preflight.headers.get('access-control-allow-origin'), origin);
+      }
+      for (const origin of ['http://localhost:8701', 'https://localhost:8700', 'http://127.0.0.2:8700']) {
+        const preflight = await fetch(`${local.url}/decode`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+        assert.equal(preflight.status, 403, origin);
+      }
+    } finally {
+      await local.close();
+    }
+  });
+
+  test('logs one line per refused request saying why (origin, missing or wrong credential, …), never the payload or the token', async () => {
+    const refusals: CodecRefusal[] = [];
+    const answered: unknown[] = [];
+    const handler = createCodecHandler({
+      codecs: [new EncryptionCodec(keyring)],
+      token: TOKEN,
+      allowedOrigins: [UI_ORIGIN],
+      namespace: 'default',
+      onRequest: (event) => answered.push(event),
+      onRefused: (event) => refusals.push(event),
+    });
+    const server = createServer(handler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const secret = 'Dana Whitfield, parcel NL-88231';
+    const [encrypted] = await new EncryptionCodec(keyring).encode([json({ message: secret })]);
+    const [foreign] = await new EncryptionCodec(keyringOf([{ id: 'retired-2024', key: randomBytes(32) }], 'environment')).encode([json(secret)]);
+    const send = (headers: Record<string, string>, payloads: Payload[] = [encrypted!], method = 'POST', path = '/decode') =>
+      fetch(base + path, {
+        method,
+        headers: { 'content-type': 'application/json', 'x-namespace': 'default', ...headers },
+        body: method === 'POST' ? JSON.stringify({ payloads: payloads.map(toJson) }) : undefined,
+      });
+    try {
+      const cases: { headers: Record<string, string>; payloads?: Payload[]; method?: string; status: number; reason: CodecRefusal['reason'] }[] = [
+        { headers: { origin: 'http://localhost:9999', authorization: `Bearer ${TOKEN}` }, status: 403, reason: 'origin' },
+        { headers: { origin: 'http://localhost:9999' }, method: 'OPTIONS', status: 403, reason: 'origin' },
+        { headers: { origin: UI_ORIGIN }, status: 401, reason: 'credential_missing' },
+        { headers: { origin: UI_ORIGIN, authorization: 'Bearer not-the-token-0123' }, status: 401, reason: 'credential_wrong' },
+        { headers: { authorization: `Basic ${Buffer.from('u:p').toString('base64')}` }, status: 401, reason: 'credential_wrong' },
+        { headers: { authorization: `Bearer ${TOKEN}`, 'x-namespace': 'billing' }, status: 403, reason: 'namespace' },
+        { headers: { authorization: `Bearer ${TOKEN}` }, payloads: [foreign!], status: 422, reason: 'undecodable' },
+      ];
+      for (const c of cases) {
+        const before = refusals.length;
+        const res = await send(c.headers, c.payloads, c.method);
+        assert.equal(res.status, c.status, JSON.stringify(c));
+        assert.equal(refusals.length, before + 1, `exactly one line for ${c.reason}`);
+        const line = refusals[refusals.length - 1]!;
+        assert.equal(line.reason, c.reason);
+        assert.equal(line.status, c.status);
+        assert.equal(line.path, '/decode');
+      }
+      assert.match(refusals.find((r) => r.reason === 'credential_missing')!.detail, /no Authorization header or sign-in cookie was sent/);
+      assert.equal(refusals[0]!.origin, 'http://localhost:9999', 'the refused origin is named');
+      assert.match(refusals.find((r) => r.reason === 'undecodable')!.detail, /retired-2024/);
+      const logged = JSON.stringify(refusals);
+      for (const word of ['Dana', 'Whitfield', 'NL-88231', TOKEN, 'not-the-token']) assert.ok(!logged.includes(word), `"${word}" reached the log`);
+      // An answered request is no refusal.
+      assert.equal((await send({ origin: UI_ORIGIN, authorization: `Bearer ${TOKEN}` })).status, 200);
+      assert.equal(refusals.length, cases.length);
+      assert.equal(answered.length, 1);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('signing in from a browser (the web UI sends cookies, not a bearer token)', () => {
+  let server: Server;
+  let base: string;
+  const refusals: CodecRefusal[] = [];
+  before(async () => {
+    server = createServer(
+      createCodecHandler({ codecs: [new EncryptionCodec(keyring)], token: TOKEN, allowedOrigins: [UI_ORIGIN], namespace: 'default', onRefused: (e) => refusals.push(e) }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const signIn = (token: string, headers: Record<string, string> = {}) =>
+    fetch(`${base}/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ token }).toString() });
+  const decode = (headers: Record<string, string>) =>
+    fetch(`${base}/decode`, { method: 'POST', headers: { 'content-type': 'application/json', origin: UI_ORIGIN, ...headers }, body: JSON.stringify({ payloads: [] }) });
+
+  test("signing in with the token sets an HttpOnly, SameSite=Lax cookie that then stands for the token on the UI's calls", async () => {
+    const form = await fetch(`${base}/sign-in`);
+    assert.equal(form.status, 200);
+    assert.match(await form.text(), /name="token"/);
+    const res = await signIn(TOKEN, { origin: base });
+    assert.equal(res.status, 200);
+    const cookie = res.headers.get('set-cookie') ?? '';
+    assert.match(cookie, /^casework_codec=v1\.\d+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=43200$/);
+    assert.ok(!cookie.includes(TOKEN), 'the cookie is not the token');
+    const pair = cookie.split(';')[0]!;
+    const decoded = await decode({ cookie: pair });
+    assert.equal(decoded.status, 200);
+    assert.equal(decoded.headers.get('access-control-allow-credentials'), 'true');
+    assert.equal(decoded.headers.get('access-control-allow-origin'), UI_ORIGIN);
+    assert.match(await (await fetch(`${base}/sign-in`, { headers: { cookie: pair } })).text(), /signed in/);
+    const behindTls = await signIn(TOKEN, { 'x-forwarded-proto': 'https' });
+    assert.match(behindTls.headers.get('set-cookie') ?? '', /; Secure$/);
+  });
+
+  test('a wrong token signs nothing in; a forged or expired cookie is refused, each with one line saying why', async () => {
+    const before = refusals.length;
+    const wrong = await signIn('not-the-token-0123');
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.headers.get('set-cookie'), null);
+    const forged = await decode({ cookie: `casework_codec=v1.9999999999.${'A'.repeat(43)}` });
+    assert.equal(forged.status, 401);
+    const expiredAt = Date.now() - 13 * 3600 * 1000;
+    const expired = await decode({ cookie: `casework_codec=${sessionValue(TOKEN, expiredAt)}` });
+    assert.equal(expired.status, 401);
+    assert.match(((await expired.json()) as { error: string }).error, /sign-in cookie is expired/);
+    const other = await decode({ cookie: `casework_codec=${sessionValue('another-token-0123456789', Date.now())}` });
+    assert.equal(other.status, 401, 'a cookie signed for another token is no good here');
+    const lines = refusals.slice(before);
+    assert.deepEqual(
+      lines.map((l) => l.reason),
+      ['credential_wrong', 'credential_wrong', 'credential_wrong', 'credential_wrong'],
+    );
+    assert.match(lines[1]!.detail, /forged/);
+    assert.ok(!JSON.stringify(lines).includes('not-the-token'), 'the token sent is never logged');
+  });
+
+  test("a sign-in posted from another origin (the UI's page, or any site) is refused", async () => {
+    for (const origin of [UI_ORIGIN, 'https://evil.example']) {
+      const res = await signIn(TOKEN, { origin });
+      assert.equal(res.status, 403, origin);
+      assert.equal(res.headers.get('set-cookie'), null);
+    }
   });
 });
 

@@ -49,13 +49,14 @@ describe('decoded payloads in the Temporal web UI', { skip }, () => {
   let browser: Browser;
   let codecServer: Awaited<ReturnType<typeof startCodecServer>>;
   let historyUrl: string;
+  const codecKeys = `ui-test:${randomBytes(32).toString('base64')}`;
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     db = await openTestDatabase();
     // Loopback and outside production mode, the codec server may run without a token: the dev
     // server's UI has no sign-in whose access token it could pass on.
-    const config = loadConfig({ ...process.env, CASEWORK_CODEC_KEYS: `ui-test:${randomBytes(32).toString('base64')}`, CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: '1024' });
+    const config = loadConfig({ ...process.env, CASEWORK_CODEC_KEYS: codecKeys, CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: '1024' });
     const dataConverter = dataConverterFor(config, db.app);
     codecServer = await startCodecServer(
       { ...config, CASEWORK_CODEC_SERVER_TOKEN: undefined },
@@ -121,6 +122,66 @@ describe('decoded payloads in the Temporal web UI', { skip }, () => {
     assert.match(shown, /Dana Whitfield says parcel NL-88231/, 'the workflow input is decoded');
     assert.match(shown, /"tool_result":"order A-99317 for Dana Whitfield/, 'the tool result, stored by reference, is fetched and decoded');
     await context.close();
+  });
+
+  test('with a token, the UI decodes once the operator has signed in at the codec server: its calls carry the sign-in cookie', async () => {
+    const token = 'codec-ui-token-0123456789abcdef';
+    const refusals: string[] = [];
+    const config = loadConfig({ ...process.env, CASEWORK_CODEC_KEYS: codecKeys, CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: '1024', CASEWORK_CODEC_SERVER_TOKEN: token });
+    const dataConverter = dataConverterFor(config, db.app);
+    const guarded = await startCodecServer(config, {
+      codecs: dataConverter.payloadCodecs!,
+      externalStorage: dataConverter.externalStorage,
+      port: 0,
+      onRefused: (event) => refusals.push(event.reason),
+    });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1200 } });
+    try {
+      // The UI's Codec Server setting with "Include cross-origin credentials" on, as its dialog saves it.
+      await context.addInitScript(
+        `localStorage.setItem('endpoint', ${JSON.stringify(JSON.stringify(guarded.url))}); localStorage.setItem('overrideRemoteCodecConfiguration', 'true'); localStorage.setItem('includeCredentials', 'true');`,
+      );
+      const page = await context.newPage();
+      page.setDefaultTimeout(20_000);
+      // Not signed in yet: every call is refused, and says why.
+      await page.goto(historyUrl);
+      await page
+        .getByText(/Activity Task Completed|ActivityTaskCompleted/)
+        .first()
+        .click();
+      // The UI's calls reach the codec server and are refused (the log says why).
+      for (let waited = 0; refusals.length === 0 && waited < 20_000; waited += 200) await new Promise((r) => setTimeout(r, 200));
+      assert.doesNotMatch(await page.locator('main').innerText(), /Whitfield|Tilburg/);
+      assert.ok(refusals.length > 0 && refusals.every((r) => r === 'credential_missing'), refusals.join(', '));
+
+      await page.goto(`${guarded.url}/sign-in`);
+      await page.fill('#token', token);
+      await page.click('button[type=submit]');
+      await page
+        .getByText(/Signed in/)
+        .first()
+        .waitFor();
+
+      await page.goto(historyUrl);
+      await page
+        .getByText(/Activity Task Completed|ActivityTaskCompleted/)
+        .first()
+        .click();
+      const decoded = await page
+        .getByText(/shipment scan: Tilburg hub/)
+        .first()
+        .waitFor()
+        .then(
+          () => true,
+          () => false,
+        );
+      await page.screenshot({ path: join(ARTIFACTS, 'ui-codec-signed-in.png'), fullPage: true });
+      assert.ok(decoded, 'signed in, the tool result shows decoded (see test-artifacts/ui-codec-signed-in.png)');
+      assert.match(await page.locator('main').innerText(), /Dana Whitfield says parcel NL-88231/);
+    } finally {
+      await context.close();
+      await guarded.close();
+    }
   });
 
   test('without it, the same page shows only ciphertext', async () => {

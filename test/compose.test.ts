@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ConfigSchema, loadConfig } from '../src/config';
 import type { Database } from '../src/db/pool';
 import { SEARCH_ATTRIBUTE_FLAGS } from '../src/schemas/search-attributes';
+import { allowedOriginsFor } from '../src/server/codec-server';
 import { openTestDatabase, unique } from './support/db';
 import { freePort } from './support/net';
 
@@ -35,6 +36,8 @@ interface Service {
   ports?: string[];
   restart?: string;
   volumes?: string[];
+  profiles?: string[];
+  expose?: string[];
 }
 interface ComposeFile {
   name?: string;
@@ -140,7 +143,17 @@ const OPERATOR_ENV: Env = {
   CASEWORK_CODEC_SERVER_TOKEN: 'codec-token-compose-test-0123',
 };
 
-const LONG_RUNNING = ['temporal-postgres', 'temporal', 'temporal-ui', 'casework-postgres', 'casework-worker', 'casework-api', 'casework-console', 'casework-codec'];
+const LONG_RUNNING = [
+  'temporal-postgres',
+  'temporal',
+  'temporal-ui',
+  'casework-postgres',
+  'casework-worker',
+  'casework-api',
+  'casework-console',
+  'casework-codec',
+  'casework-balancer',
+];
 const ONE_SHOT = ['temporal-schema', 'temporal-setup'];
 const CONFIG_KEYS = new Set(Object.keys(ConfigSchema.shape));
 const SECRET_NAME = /(PASSWORD|PASSWD|_PWD|SECRET|API_KEYS?|TOKEN)$/;
@@ -254,13 +267,62 @@ describe('docker-compose.yml', { skip }, () => {
     assert.equal((service('temporal').depends_on as Record<string, { condition: string }>)['temporal-schema']?.condition, 'service_completed_successfully');
   });
 
-  test('the worker runs as replicas, two by default and as many as CASEWORK_WORKER_REPLICAS says', () => {
-    const replicas = service('casework-worker').deploy?.replicas;
-    assert.equal(Number(interpolate(String(replicas), {})), 2);
-    assert.equal(Number(interpolate(String(replicas), { CASEWORK_WORKER_REPLICAS: '5' })), 5);
-    const worker = compose.services['casework-worker'] as Service & { container_name?: string };
-    assert.equal(worker.container_name, undefined, 'a fixed container name would stop replicas');
-    assert.ok(!worker.ports?.length, 'replicas publish no host port (they would collide)');
+  test('runs a fleet: three workers, two endpoints and two consoles by default, each as many as its variable says', () => {
+    for (const [name, variable, fallback] of [
+      ['casework-worker', 'CASEWORK_WORKER_REPLICAS', 3],
+      ['casework-api', 'CASEWORK_API_REPLICAS', 2],
+      ['casework-console', 'CASEWORK_CONSOLE_REPLICAS', 2],
+    ] as const) {
+      const replicas = service(name).deploy?.replicas;
+      assert.equal(Number(interpolate(String(replicas), {})), fallback, `${name}: ${fallback} replicas by default`);
+      assert.equal(Number(interpolate(String(replicas), { [variable]: '5' })), 5, `${name}: ${variable} sets the count`);
+      const s = compose.services[name] as Service & { container_name?: string };
+      assert.equal(s.container_name, undefined, `${name}: a fixed container name would stop replicas`);
+      assert.ok(!s.ports?.length, `${name}: replicas publish no host port (they would collide); the balancer does`);
+    }
+  });
+
+  test('puts the endpoints and consoles behind the official nginx image, round robin, with the Host and scheme passed on', () => {
+    const balancer = service('casework-balancer');
+    assert.match(balancer.image!, /^nginx:/, 'a standard balancer image, not one of casework’s own');
+    assert.equal(balancer.build, undefined);
+    assert.deepEqual(interpolateAll(balancer.ports, {}), ['8080:8080', '127.0.0.1:8090:8090'], 'the endpoint on the host, the console on loopback only');
+    const depends = balancer.depends_on as Record<string, { condition: string }>;
+    assert.equal(depends['casework-api']?.condition, 'service_healthy');
+    assert.equal(depends['casework-console']?.condition, 'service_healthy');
+    const mount = (balancer.volumes ?? []).find((v) => v.endsWith(':/etc/nginx/conf.d/default.conf:ro'));
+    assert.ok(mount, 'the config file is mounted read-only where the image reads it');
+    const conf = readFileSync(resolve(ROOT, mount.split(':')[0]!), 'utf8').replace(/#.*$/gm, '');
+    const upstream = (name: string) => new RegExp(`upstream ${name} \\{([^}]*)\\}`).exec(conf)?.[1] ?? '';
+    assert.match(upstream('casework_api'), /server casework-api:8080 resolve/, 'every endpoint replica, found through Docker’s DNS as it scales');
+    assert.match(upstream('casework_console'), /server casework-console:8090 resolve/);
+    assert.match(conf, /resolver 127\.0\.0\.11 /, 'Docker’s DNS re-read while nginx runs');
+    for (const sticky of ['ip_hash', 'hash ', 'least_conn', 'sticky', 'random'])
+      assert.ok(!conf.includes(sticky), `round robin, not ${sticky.trim()}: any replica may serve any request`);
+    assert.match(conf, /listen 8080;[\s\S]*proxy_pass http:\/\/casework_api;/);
+    assert.match(conf, /listen 8090;[\s\S]*proxy_pass http:\/\/casework_console;/);
+    assert.match(conf, /proxy_set_header Host \$http_host;/, 'the console compares a form’s Origin with the Host, port included');
+    assert.match(conf, /proxy_set_header X-Forwarded-Proto \$forwarded_proto;/, 'the console’s cookie is Secure when the browser used https');
+    assert.ok(JSON.stringify(balancer.healthcheck?.test).includes(':8080/balancer/healthz'));
+  });
+
+  test('checks readiness, not mere liveness, before it counts a casework process healthy, and gives each time to drain', () => {
+    for (const [name, port] of [
+      ['casework-worker', 9464],
+      ['casework-api', 8080],
+      ['casework-console', 8090],
+      ['casework-codec', 8089],
+    ] as const) {
+      assert.ok(JSON.stringify(service(name).healthcheck?.test).includes(`:${port}/readyz`), `${name} asks /readyz on ${port}`);
+    }
+    const grace = (name: string) => String((compose.services[name] as Service & { stop_grace_period?: string }).stop_grace_period ?? '10s');
+    const seconds = (text: string) => Number(/^(\d+)(s|m)$/.exec(text)?.[1]) * (text.endsWith('m') ? 60 : 1);
+    for (const name of ['casework-api', 'casework-console', 'casework-codec']) assert.ok(seconds(grace(name)) > 10, `${name}: longer than the 10 s drain`);
+    const workerEnv = environmentOf('casework-worker', OPERATOR_ENV);
+    assert.ok(
+      Number(workerEnv.CASEWORK_SHUTDOWN_GRACE_SECONDS) < seconds(grace('casework-worker')),
+      'the worker cancels what it still holds before compose kills it, so those activities retry elsewhere at once',
+    );
   });
 
   test('holds no secret: each comes from the environment, and compose refuses to start without it', () => {
@@ -280,6 +342,28 @@ describe('docker-compose.yml', { skip }, () => {
     }
   });
 
+  test('the codec server admits the web UI where compose publishes it, on its default port or another', () => {
+    for (const env of [OPERATOR_ENV, { ...OPERATOR_ENV, TEMPORAL_UI_PUBLISH_PORT: '18233' }]) {
+      const published = (service('temporal-ui').ports ?? []).map((p) => interpolateAll(String(p), env));
+      const [host, port] = (published[0] ?? '').split(':');
+      const origins = allowedOriginsFor(loadConfig(environmentOf('casework-codec', env)));
+      assert.ok(origins.includes(`http://${host}:${port}`), `the UI published at ${host}:${port} is admitted (${origins.join(', ')})`);
+      assert.ok(origins.includes(`http://localhost:${port}`), 'and the same page opened as localhost');
+    }
+  });
+
+  test('the web UI calls the codec server where the browser reaches it, with cookies, so a codec sign-in works without a bearer header', () => {
+    for (const env of [OPERATOR_ENV, { ...OPERATOR_ENV, CASEWORK_CODEC_PUBLISH_PORT: '18089' }]) {
+      const ui = environmentOf('temporal-ui', env);
+      const [host, port] = (service('casework-codec').ports ?? []).map((p) => interpolateAll(String(p), env))[0]!.split(':');
+      assert.equal(ui.TEMPORAL_CODEC_ENDPOINT, `http://${host}:${port}`);
+      assert.equal(ui.TEMPORAL_CODEC_INCLUDE_CREDENTIALS, 'true');
+      const uiHost = (service('temporal-ui').ports ?? []).map((p) => interpolateAll(String(p), env))[0]!.split(':')[0];
+      assert.equal(host, uiHost, 'the UI and the codec server share a host name, so the sign-in cookie is same-site');
+    }
+    assert.ok(environmentOf('casework-codec', OPERATOR_ENV).CASEWORK_CODEC_SERVER_TOKEN, 'the codec server still requires its token');
+  });
+
   test('every casework variable it sets is one casework reads, with a value casework accepts', () => {
     for (const name of ['casework-worker', 'casework-api', 'casework-console']) {
       const env = environmentOf(name, OPERATOR_ENV);
@@ -291,11 +375,91 @@ describe('docker-compose.yml', { skip }, () => {
     }
     assert.equal(loadConfig(environmentOf('casework-worker', OPERATOR_ENV)).CASEWORK_METRICS_PORT, 9464);
     const check = JSON.stringify(service('casework-worker').healthcheck?.test);
-    assert.ok(check.includes(':9464/healthz'), 'the worker health check asks its metrics port');
-    assert.ok(JSON.stringify(service('casework-api').healthcheck?.test).includes(':8080/healthz'));
+    assert.ok(check.includes(':9464/readyz'), 'the worker health check asks its metrics port');
+    assert.ok(JSON.stringify(service('casework-api').healthcheck?.test).includes(':8080/readyz'));
     assert.equal(loadConfig(environmentOf('casework-api', OPERATOR_ENV)).CASEWORK_HTTP_PORT, 8080);
-    assert.ok(JSON.stringify(service('casework-console').healthcheck?.test).includes(':8090/healthz'));
+    assert.ok(JSON.stringify(service('casework-console').healthcheck?.test).includes(':8090/readyz'));
     assert.equal(loadConfig(environmentOf('casework-console', OPERATOR_ENV)).CASEWORK_CONSOLE_PORT, 8090);
+  });
+
+  describe('the observability profile', () => {
+    const OBSERVABILITY = ['otel-collector', 'jaeger', 'prometheus', 'grafana'];
+    /** The host file a service mounts at `target`, checked to exist in the repository. */
+    const mounted = (name: string, target: string): string => {
+      const volume = (service(name).volumes ?? []).find((v) => v.split(':')[1] === target);
+      assert.ok(volume, `${name} mounts something at ${target}`);
+      const source = resolve(ROOT, volume.split(':')[0]!);
+      assert.ok(existsSync(source), `${name}: ${source} exists`);
+      return source;
+    };
+
+    test('runs only when asked for, and nothing casework needs depends on it', () => {
+      for (const name of OBSERVABILITY) assert.deepEqual(service(name).profiles, ['observability'], `${name} is in the observability profile only`);
+      for (const name of [...LONG_RUNNING, ...ONE_SHOT]) {
+        assert.equal(service(name).profiles, undefined, `${name} runs without a profile`);
+        const needs = Object.keys((service(name).depends_on as Record<string, unknown> | undefined) ?? {});
+        for (const dependency of needs) assert.ok(!OBSERVABILITY.includes(dependency), `${name} must not need ${dependency}`);
+      }
+      assert.doesNotThrow(() => interpolateAll(compose.services, OPERATOR_ENV), 'the profile needs no variable beyond the ones casework does');
+    });
+
+    test('traces go from casework to the collector over OTLP/HTTP, and from there to Jaeger, only when configured', () => {
+      for (const name of ['casework-worker', 'casework-api']) {
+        assert.equal(environmentOf(name, OPERATOR_ENV).OTEL_EXPORTER_OTLP_ENDPOINT, '', `${name}: no tracing unless configured`);
+        const traced = environmentOf(name, { ...OPERATOR_ENV, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318' });
+        assert.equal(loadConfig(traced).OTEL_EXPORTER_OTLP_ENDPOINT, 'http://otel-collector:4318');
+      }
+      const config = loadYaml(mounted('otel-collector', '/etc/otelcol/casework.yml')).value as {
+        receivers: { otlp: { protocols: { http: { endpoint: string } } } };
+        exporters: Record<string, { endpoint?: string }>;
+        service: { pipelines: Record<string, { receivers: string[]; processors?: string[]; exporters: string[] }> };
+      };
+      assert.ok(JSON.stringify(service('otel-collector').command).includes('/etc/otelcol/casework.yml'), 'the collector reads the mounted file');
+      assert.equal(config.receivers.otlp.protocols.http.endpoint, '0.0.0.0:4318');
+      assert.ok(service('otel-collector').expose?.includes('4318'));
+      const traces = config.service.pipelines.traces;
+      assert.ok(traces, 'a traces pipeline');
+      assert.deepEqual(traces.receivers, ['otlp']);
+      for (const exporter of traces.exporters) assert.ok(config.exporters[exporter], `exporter ${exporter} is defined`);
+      assert.equal(config.exporters['otlp/jaeger']?.endpoint, 'jaeger:4317');
+      assert.equal(environmentOf('jaeger', {}).COLLECTOR_OTLP_ENABLED, 'true');
+    });
+
+    test('Prometheus loads the alert rules and scrapes the workers and the endpoint on their metrics ports', () => {
+      const config = loadYaml(mounted('prometheus', '/etc/prometheus/prometheus.yml')).value as {
+        rule_files: string[];
+        scrape_configs: { job_name: string; dns_sd_configs?: { names: string[]; port: number }[]; static_configs?: { targets: string[] }[] }[];
+      };
+      assert.ok(JSON.stringify(service('prometheus').command).includes('/etc/prometheus/prometheus.yml'));
+      for (const file of config.rule_files) mounted('prometheus', `/etc/prometheus/${file}`);
+      assert.ok(config.rule_files.includes('casework-rules.yml'));
+      const jobs = Object.fromEntries(config.scrape_configs.map((c) => [c.job_name, c]));
+      // The rules name these jobs (up{job="casework-worker"}).
+      assert.deepEqual(jobs['casework-worker']?.dns_sd_configs?.[0], { names: ['casework-worker'], type: 'A', port: 9464, refresh_interval: '30s' });
+      assert.equal(loadConfig(environmentOf('casework-worker', OPERATOR_ENV)).CASEWORK_METRICS_PORT, 9464);
+      assert.deepEqual(jobs['casework-api']?.static_configs?.[0]?.targets, [`casework-api:${loadConfig(environmentOf('casework-api', OPERATOR_ENV)).CASEWORK_HTTP_PORT}`]);
+      // The endpoint's /metrics wants an operator key: the scrape reads it from the file the container writes, not from the config.
+      const auth = (jobs['casework-api'] as { authorization?: { credentials_file?: string } }).authorization;
+      assert.ok(auth?.credentials_file && JSON.stringify(service('prometheus').command).includes(auth.credentials_file), 'the start-up writes the key file the scrape job reads');
+      assert.equal(service('prometheus').environment?.CASEWORK_METRICS_KEY, '${CASEWORK_METRICS_KEY:-}');
+    });
+
+    test('Grafana provisions the Prometheus data source and the dashboard from the mounted files', () => {
+      const sources = loadYaml(`${mounted('grafana', '/etc/grafana/provisioning/datasources')}/prometheus.yml`).value as { datasources: { url: string; uid: string }[] };
+      assert.equal(sources.datasources[0]?.url, 'http://prometheus:9090');
+      const providers = loadYaml(`${mounted('grafana', '/etc/grafana/provisioning/dashboards')}/casework.yml`).value as { providers: { options: { path: string } }[] };
+      const path = providers.providers[0]?.options.path;
+      assert.equal(path, '/var/lib/grafana/dashboards');
+      const dashboard = JSON.parse(readFileSync(mounted('grafana', `${path}/casework-dashboard.json`), 'utf8')) as { panels: { datasource?: { uid: string } }[] };
+      assert.ok(
+        dashboard.panels.some((p) => p.datasource?.uid === sources.datasources[0]?.uid),
+        'the dashboard queries the provisioned data source',
+      );
+      assert.ok(
+        service('grafana').ports?.every((p) => p.startsWith('127.0.0.1:')),
+        'Grafana is published on this host only',
+      );
+    });
   });
 
   describe('started as the containers would be, against this machine’s Temporal and Postgres', () => {
@@ -317,14 +481,19 @@ describe('docker-compose.yml', { skip }, () => {
       await db?.close();
     });
 
-    test('the worker polls, answers /healthz and /metrics on its metrics port, and drains on SIGTERM', async () => {
+    test('the worker polls, answers /healthz, /readyz and /metrics on its metrics port, and drains on SIGTERM', async () => {
       const metricsPort = String(await freePort());
       const env = local('casework-worker', { CASEWORK_METRICS_PORT: metricsPort, CASEWORK_TEMPORAL_METRICS_PORT: String(await freePort()) });
-      const { child, output } = await startAsContainer('casework-worker', env, `http://127.0.0.1:${metricsPort}/healthz`);
+      const { child, output } = await startAsContainer('casework-worker', env, `http://127.0.0.1:${metricsPort}/readyz`);
       try {
         const health = (await (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).json()) as { worker: string; taskQueue: string };
         assert.equal(health.worker, 'RUNNING');
         assert.equal(health.taskQueue, env.TEMPORAL_TASK_QUEUE);
+        const ready = (await (await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).json()) as Record<string, unknown>;
+        assert.deepEqual(
+          { ok: ready.ok, worker: ready.worker, temporal: ready.temporal, postgres: ready.postgres, keys: ready.keys },
+          { ok: true, worker: 'RUNNING', temporal: 'ok', postgres: 'ok', keys: 'ok' },
+        );
         const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
         // Counted through the worker's own connection: the labelled series exist only after a count succeeded.
         assert.match(metrics, /^casework_approvals_waiting 0$/m);
@@ -341,9 +510,9 @@ describe('docker-compose.yml', { skip }, () => {
       assert.ok(lines.some((l) => /"msg":"Worker state changed".*"state":"RUNNING"/.test(l)));
     });
 
-    test('the event endpoint listens on its port and reports Temporal reachable on /healthz', async () => {
+    test('the event endpoint listens on its port and reports Temporal reachable on /readyz', async () => {
       const env = local('casework-api', { CASEWORK_HTTP_PORT: String(await freePort()), CASEWORK_HTTP_HOST: '127.0.0.1' });
-      const { child, output } = await startAsContainer('casework-api', env, `http://127.0.0.1:${env.CASEWORK_HTTP_PORT}/healthz`);
+      const { child, output } = await startAsContainer('casework-api', env, `http://127.0.0.1:${env.CASEWORK_HTTP_PORT}/readyz`);
       assert.equal(await stopAsContainer(child), 0, `casework serve exits cleanly on SIGTERM:\n${output().slice(-3000)}`);
     });
 

@@ -161,6 +161,32 @@ describe('the approvals inbox', () => {
     newer = await pendingRefund(tw, model, 1200, 'Charged twice for one parcel.');
   });
 
+  test('an approver-only session is shown no link it cannot open; a support session is shown the memory links', async () => {
+    const links = (html: string) => [...html.matchAll(/href="(\/console[^"]*)"/g)].map((m) => m[1]!).filter((href) => !href.startsWith('/console/assets/'));
+    const lead = await signedIn(LEAD);
+    const inbox = await lead.get('/console/inbox');
+    const timeline = await lead.get(`/console/cases/${older.id}`);
+    const shown = [...new Set([...links(inbox.text), ...links(timeline.text)])];
+    assert.ok(shown.includes(`/console/cases/${older.id}`), 'the case timeline is linked');
+    assert.deepEqual(
+      shown.filter((href) => href.startsWith('/console/customers')),
+      [],
+      'no memory link for a key without the support grant',
+    );
+    for (const href of shown) {
+      const res = await lead.get(href);
+      // The console's root redirects to the inbox: the page it lands on must open too.
+      assert.equal((res.status === 303 ? await lead.follow(res) : res).status, 200, href);
+    }
+    const support = await signedIn(SUPPORT, 'Sam');
+    const supportLinks = [...links((await support.get('/console/inbox')).text), ...links((await support.get(`/console/cases/${older.id}`)).text)];
+    assert.ok(supportLinks.includes('/console/customers'), 'the support grant sees the memory pages');
+    assert.ok(
+      supportLinks.some((href) => /^\/console\/customers\/c_/.test(href)),
+      "and each case's customer memory",
+    );
+  });
+
   test('lists each pending refund oldest first, with customer, order, amount, reason, the evidence decoded, the wait, the reminder and the auto-deny', async () => {
     const lead = await signedIn(LEAD);
     // Visibility is eventually consistent: the status upsert can take a moment to be listed.
@@ -326,6 +352,12 @@ describe("a case's timeline", () => {
     const noClearing = /^\$(\d+\.\d{4}) \(\+([\d,]+) tokens\)$/.exec(cells[6]!);
     assert.ok(noClearing, `the no-clearing estimate is shown (${cells[6]})`);
     assert.ok(Number(noClearing[1]) > done.totals.cost_usd, 'with no clearing the run would have cost more');
+    // The strategy the run cleared by, and what it saved (or cost) against no clearing, priced with the cache.
+    assert.equal(visibleText(/<span data-context-strategy>([\s\S]*?)<\/span>/.exec(page)![1]!), 'a clearing batch every 4 steps and on a cold cache (keep 3)');
+    assert.match(
+      visibleText(/<span data-clearing-saving>([\s\S]*?)<\/span>/.exec(page)![1]!),
+      /^(saved|cost) \$\d+\.\d{4} of input \(with caching, an estimate: \$\d+\.\d{4} with no clearing\)$/,
+    );
     const { runId } = await tw.client.workflow.getHandle(id).describe();
     assert.ok(page.includes(`/namespaces/${tw.config.TEMPORAL_NAMESPACE}/workflows/${id}/${runId}/history`), 'links to this run in the Temporal web UI');
 
@@ -349,10 +381,10 @@ describe("the customer's memory", () => {
     const res = await support.post('/console/customers/lookup', { customerId: customer });
     assert.equal(res.status, 303);
     const location = res.headers.get('location')!;
-    assert.match(location, /^\/console\/customers\/c_[A-Za-z0-9_-]{22}$/);
+    assert.match(location, /^\/console\/customers\/c_[A-Za-z0-9_-]{40,}$/);
     assert.ok(!location.includes(customer));
     ref = location.split('/').pop()!;
-    const unknown = await support.get('/console/customers/c_AAAAAAAAAAAAAAAAAAAAAA');
+    const unknown = await support.get(`/console/customers/c_${'A'.repeat(60)}`);
     assert.equal(unknown.status, 404);
     assert.match(visibleText(unknown.text), /look the customer up again/);
   });

@@ -51,8 +51,10 @@ describe('the offline prompt-cache simulator', () => {
     const messages = [opening, ...step(1), ...step(2)];
     cache.account(request(messages), 0);
     const cleared = cache.account(request(messages, ['t1']), 1_000);
-    // Only the tools and the rules, everything before the messages, are still cached.
-    assert.equal(cleared.cache_read_input_tokens, tools.reduce((n, tool) => n + estimateToolTokens(tool), 0) + 1_500);
+    // Everything before the cleared result is still cached: the tools, the rules, the opening and
+    // the call it answered (the clearing frontier's breakpoint marked its end); nothing after it.
+    const toolUse = 1 + 1; // the tool_use block: its name and its empty input
+    assert.equal(cleared.cache_read_input_tokens, tools.reduce((n, tool) => n + estimateToolTokens(tool), 0) + 1_500 + 100 + toolUse);
   });
 
   it('caches nothing below the minimum cacheable length', () => {

@@ -306,17 +306,33 @@ describe('buildContext', () => {
     }
   });
 
-  it('marks three cache breakpoints: the rules, the last tool, and the end of the prefix', () => {
+  it('marks four cache breakpoints: the rules (after the tools), the clearing frontier, the end of the previous request and the end', () => {
     const built = buildContext({ system: SYSTEM_PROMPT, tools, messages: sampleTranscript(), clearedIds: ['a'] });
-    assert.equal(countBreakpoints(built), 3);
+    assert.equal(countBreakpoints(built), 4);
     assert.deepEqual(built.system[built.system.length - 1]?.cache_control, { type: 'ephemeral' });
-    assert.deepEqual(built.tools[built.tools.length - 1]?.cache_control, { type: 'ephemeral' });
+    // The rules come after the tools, so their breakpoint caches both; the tools need none of their own.
     assert.equal(
-      built.tools.slice(0, -1).some((t) => t.cache_control),
+      built.tools.some((t) => t.cache_control),
       false,
     );
-    const lastMessage = built.messages[built.messages.length - 1]?.content as ContentBlockParam[];
-    assert.deepEqual((lastMessage[lastMessage.length - 1] as { cache_control?: unknown }).cache_control, { type: 'ephemeral' });
+    const markedAt = built.messages.flatMap((m, i) =>
+      (m.content as ContentBlockParam[]).flatMap((b, j) => ((b as { cache_control?: unknown }).cache_control ? [`${i}:${j}`] : [])),
+    );
+    // Message 3 ends with the call whose result is the first still sent whole (b): the next batch changes nothing before it.
+    // Message 12 is the last of the previous request (before the latest reply, message 13); message 14 is the end.
+    assert.deepEqual(markedAt, ['3:1', '12:0', '14:0']);
+  });
+
+  it('marks every breakpoint with the hour TTL when asked, and leaves the tail unmarked when the next step clears', () => {
+    const hour = buildContext({ system: SYSTEM_PROMPT, tools, messages: sampleTranscript(), clearedIds: ['a'], cache: { ttl: '1h' } });
+    const marks = [...hour.system, ...hour.messages.flatMap((m) => m.content as ContentBlockParam[])].flatMap((b) =>
+      (b as { cache_control?: unknown }).cache_control ? [(b as { cache_control?: unknown }).cache_control] : [],
+    );
+    assert.deepEqual(marks, Array(4).fill({ type: 'ephemeral', ttl: '1h' }));
+    const noTail = buildContext({ system: SYSTEM_PROMPT, tools, messages: sampleTranscript(), clearedIds: ['a'], cache: { writeTail: false } });
+    assert.equal(countBreakpoints(noTail), 3);
+    const last = noTail.messages.at(-1)!.content as ContentBlockParam[];
+    assert.equal((last.at(-1) as { cache_control?: unknown }).cache_control, undefined);
   });
 
   it('sends byte-identical earlier messages between clearing batches, so the cache prefix holds', () => {

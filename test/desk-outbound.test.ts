@@ -48,21 +48,22 @@ describe('posting to Zendesk', () => {
       ...reply(ticketId, 1, 'Refund of 12.00 EUR for order 4471 awaits approval: casework approve …'),
       kind: 'note',
       tags: ['casework_awaiting_approval'],
-      status: 'pending',
+      status: 'awaiting_approval',
     });
     const ticket = standin.ticket(ticketId)!;
     const [first, customerReply, note] = ticket.comments;
     assert.equal(first!.author_id, 8001);
     assert.deepEqual([customerReply!.public, customerReply!.body], [true, 'Sorry about the mug. A refund is on its way for approval.']);
     assert.equal(note!.public, false);
-    assert.equal(ticket.status, 'pending');
+    // Waiting on a person inside the team is Zendesk's On-hold; Pending would mean waiting on the requester.
+    assert.equal(ticket.status, 'hold');
     assert.ok(ticket.tags.includes('casework_awaiting_approval'));
     const thread = formatThread(standin, ticketId);
     assert.match(thread, /as the customer sees it:\n {2}\[customer 8001\] My mug arrived broken\.\n {2}\[casework\] Sorry about the mug/);
     assert.match(thread, /Internal notes \(1\):\n {2}\[casework\] Refund of 12\.00 EUR/);
   });
 
-  it('leaves the team a note with amount, order, evidence and how to approve, and marks the ticket pending', async () => {
+  it('leaves the team a note with amount, order, evidence and how to approve, and puts the ticket on hold', async () => {
     const { ticketId } = standin.createTicket({ requesterId: 8010, subject: 'Refund', body: 'Broken' });
     const note = refundAwaitingNote({
       workflowId: `investigation-zendesk-${ticketId}`,
@@ -80,7 +81,7 @@ describe('posting to Zendesk', () => {
     assert.equal(posted.comments.at(-1)!.public, false);
     for (const part of ['£12.00', 'order 4471', 'carrier scan: box crushed', `casework approve investigation-zendesk-${ticketId} --request rr-1 --approver`])
       assert.ok(body.includes(part), part);
-    assert.equal(posted.status, 'pending');
+    assert.equal(posted.status, 'hold');
   });
 
   it('does not post again when the same reply is retried, because its key is on the ticket', async () => {
@@ -203,11 +204,12 @@ function scriptedFetch(answer: (method: string, url: string, body: unknown) => {
 }
 
 describe('posting to Intercom and Freshdesk', () => {
-  it('Intercom: posts an admin reply carrying the key, and skips it when the conversation already has it', async () => {
-    const parts: { body: string }[] = [];
+  it('Intercom: announces a reply in an internal note carrying the key, posts the reply without it, and skips both on a retry', async () => {
+    const parts: { part_type: string; body: string; author: { type: string; id: string } }[] = [];
     const fake = scriptedFetch((method, _url, body) => {
-      if (method === 'GET') return { status: 200, json: { type: 'conversation', id: '147', conversation_parts: { conversation_parts: parts } } };
-      parts.push({ body: (body as { body: string }).body });
+      if (method === 'GET') return { status: 200, json: { type: 'conversation', id: '147', state: 'open', conversation_parts: { conversation_parts: parts } } };
+      const b = body as { message_type: string; body: string; admin_id: string };
+      parts.push({ part_type: b.message_type, body: b.body, author: { type: 'admin', id: b.admin_id } });
       return { status: 200, json: { type: 'conversation', id: '147' } };
     });
     const client = createIntercomClient({ baseUrl: 'https://api.intercom.io', accessToken: 'tok', adminId: '814860', timeoutMs: 1000, fetch: fake.impl });
@@ -215,33 +217,41 @@ describe('posting to Intercom and Freshdesk', () => {
     assert.equal((await client.post(post)).outcome, 'posted');
     assert.equal((await client.post(post)).outcome, 'already_posted');
     const posts = fake.calls.filter((c) => c.method === 'POST');
-    assert.equal(posts.length, 1);
-    assert.equal(posts[0]!.url, 'https://api.intercom.io/conversations/147/reply');
-    assert.deepEqual(Object.keys(posts[0]!.body as object).sort(), ['admin_id', 'body', 'message_type', 'type']);
-    assert.deepEqual([(posts[0]!.body as Record<string, string>).message_type, (posts[0]!.body as Record<string, string>).type], ['comment', 'admin']);
+    assert.deepEqual(
+      posts.map((p) => [p.url, (p.body as Record<string, string>).message_type, (p.body as Record<string, string>).type]),
+      [
+        ['https://api.intercom.io/conversations/147/reply', 'note', 'admin'],
+        ['https://api.intercom.io/conversations/147/reply', 'comment', 'admin'],
+      ],
+    );
+    assert.deepEqual(Object.keys(posts[1]!.body as object).sort(), ['admin_id', 'body', 'message_type', 'type']);
     assert.match((posts[0]!.body as { body: string }).body, new RegExp(idempotencyKey(post)));
+    assert.doesNotMatch((posts[1]!.body as { body: string }).body, /cw[0-9a-f]{24}|ref:/, 'the customer never sees the key');
     await client.post({ ...post, kind: 'note', sequence: 1 });
     assert.equal((fake.calls.at(-1)!.body as { message_type: string }).message_type, 'note');
   });
 
-  it('Freshdesk: replies through /reply, notes through /notes private, and skips what is already there', async () => {
-    const conversations: { body: string; body_text: string }[] = [];
-    const fake = scriptedFetch((method, _url, body) => {
-      if (method === 'GET') return { status: 200, json: conversations };
-      if (body && (body as { body?: string }).body)
-        conversations.push({ body: (body as { body: string }).body, body_text: (body as { body: string }).body.replace(/<[^>]+>/g, '') });
+  it('Freshdesk: replies through /reply (announced in a private note with the key), notes through /notes private, and skips what is already there', async () => {
+    const conversations: { body: string; body_text: string; private: boolean; incoming: boolean }[] = [];
+    const fake = scriptedFetch((method, url, body) => {
+      if (method === 'GET') return { status: 200, json: new URL(url).searchParams.get('page') === '1' ? conversations : [] };
+      const b = body as { body?: string; private?: boolean };
+      if (b.body) conversations.push({ body: b.body, body_text: b.body.replace(/<[^>]+>/g, ''), private: url.endsWith('/notes') && b.private === true, incoming: false });
       return { status: 201, json: { id: conversations.length } };
     });
     const client = createFreshdeskClient({ baseUrl: 'https://acme.freshdesk.com', apiKey: 'key', timeoutMs: 1000, fetch: fake.impl });
     const post: DeskPost = { workflowId: 'investigation-freshdesk-42', externalTicketId: '42', kind: 'reply', sequence: 1, body: 'We are on it.' };
     await client.post(post);
-    await client.post({ ...post, kind: 'note', status: 'pending' });
+    await client.post({ ...post, kind: 'note', status: 'awaiting_approval' });
     assert.equal((await client.post(post)).outcome, 'already_posted');
-    const writes = fake.calls.filter((c) => c.method !== 'GET').map((c) => `${c.method} ${new URL(c.url).pathname} ${JSON.stringify(c.body).slice(0, 0)}`);
-    assert.deepEqual(writes, ['POST /api/v2/tickets/42/reply ', 'POST /api/v2/tickets/42/notes ', 'PUT /api/v2/tickets/42 ']);
-    assert.equal((fake.calls.find((c) => c.url.endsWith('/notes'))!.body as { private: boolean }).private, true);
-    assert.deepEqual(fake.calls.find((c) => c.method === 'PUT')!.body, { status: 3 });
+    const writes = fake.calls.filter((c) => c.method !== 'GET').map((c) => `${c.method} ${new URL(c.url).pathname}`);
+    assert.deepEqual(writes, ['POST /api/v2/tickets/42/notes', 'POST /api/v2/tickets/42/reply', 'POST /api/v2/tickets/42/notes', 'PUT /api/v2/tickets/42']);
+    assert.ok(fake.calls.filter((c) => c.url.endsWith('/notes')).every((c) => (c.body as { private: boolean }).private === true));
+    assert.doesNotMatch((fake.calls.find((c) => c.url.endsWith('/reply'))!.body as { body: string }).body, /cw[0-9a-f]{24}|ref:/);
+    // An internal wait is "Waiting on Third Party" (7), not Pending (3), which means waiting on the customer.
+    assert.deepEqual(fake.calls.find((c) => c.method === 'PUT')!.body, { status: 7 });
     assert.match(fake.calls[0]!.headers.authorization!, /^Basic /);
+    assert.ok(fake.calls.filter((c) => c.method === 'GET').every((c) => new URL(c.url).searchParams.get('per_page') === '100'));
   });
 });
 
@@ -277,7 +287,7 @@ describe('the generic outbound webhook', () => {
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/casework`;
       const client = createWebhookClient({ url, secret, timeoutMs: 2000 });
-      const post: DeskPost = { workflowId: 'investigation-T-1001', externalTicketId: 'T-1001', kind: 'reply', sequence: 3, body: 'Done.', status: 'solved' };
+      const post: DeskPost = { workflowId: 'investigation-T-1001', externalTicketId: 'T-1001', kind: 'reply', sequence: 3, body: 'Done.', status: 'closed' };
       assert.equal((await withDeskRetries(() => client.post(post), noSleep)).outcome, 'posted');
       assert.equal((await client.post(post)).outcome, 'already_posted');
       assert.equal(new Set(received.map((r) => r.id)).size, 1);
@@ -290,7 +300,7 @@ describe('the generic outbound webhook', () => {
         sequence: 3,
         body: 'Done.',
         tags: [],
-        status: 'solved',
+        status: 'closed',
       });
       assert.equal(verifyCaseworkWebhook({ secret: 'other', timestamp: '1', signature: 'v1=00', body: 'x', now: new Date(), windowSeconds: 300 }), false);
     } finally {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { decideRefund, deliverEvent } from '../src/client/investigations';
+import { decideRefund, deliverEvent, readStatus } from '../src/client/investigations';
 import { PREVIEW_CHARS } from '../src/context/references';
 import { verifyCaseworkWebhook } from '../src/desk/webhook-client';
 import { startMetricsEndpoint } from '../src/observability/endpoint';
@@ -83,7 +83,8 @@ describe('replies and notes to Zendesk, exactly once', () => {
     const [note] = notes(ticketId);
     assert.match(note!.body, /needs a person\. the model declined to answer/);
     assert.ok(stack.standin.ticket(ticketId)!.tags.includes('casework_needs_human'));
-    assert.equal(stack.standin.ticket(ticketId)!.status, 'open');
+    // Handed to a person inside the team: On-hold, not Pending (which would mean waiting on the customer).
+    assert.equal(stack.standin.ticket(ticketId)!.status, 'hold');
   });
 
   it('a refund awaiting approval leaves a note with amount, order, evidence and how to approve; the issued refund another', async () => {
@@ -107,7 +108,7 @@ describe('replies and notes to Zendesk, exactly once', () => {
     }
     const evidence = waiting.split('\n').filter((line) => line.startsWith('- '));
     assert.ok(evidence.length > 0 && evidence.every((line) => !/[{}"]/.test(line)), `evidence a person can read:\n${evidence.join('\n')}`);
-    assert.equal(stack.standin.ticket(ticketId)!.status, 'pending');
+    assert.equal(stack.standin.ticket(ticketId)!.status, 'hold');
 
     await decideRefund(stack.tw.client, workflowId, { requestId: status.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
     await settle(stack.tw, stack.model, workflowId, status.step);
@@ -127,7 +128,7 @@ describe('replies and notes to Zendesk, exactly once', () => {
     ]);
     assert.equal(status.status, 'awaiting_approval');
     await postsSettled(stack, workflowId, 2);
-    assert.equal(stack.standin.ticket(ticketId)!.status, 'pending');
+    assert.equal(stack.standin.ticket(ticketId)!.status, 'hold');
 
     await decideRefund(stack.tw.client, workflowId, {
       requestId: status.pendingApproval!.request_id,
@@ -145,18 +146,24 @@ describe('replies and notes to Zendesk, exactly once', () => {
       ],
     );
     assert.ok(stack.standin.ticket(ticketId)!.tags.includes('casework_refund_denied'));
-    assert.equal(stack.standin.ticket(ticketId)!.status, 'open');
+    // The wait for approval is over (open), and casework's reply then waits on the customer (pending).
+    assert.deepEqual(stack.standin.statusHistory(ticketId), ['new', 'hold', 'open', 'pending']);
     assert.equal(publicReplies(ticketId).length, 2);
   });
 
-  it('a ticket from POST /events posts nothing when no generic webhook is configured', async () => {
+  it('a ticket from POST /events posts nothing when the worker has no generic webhook, whatever the starter was configured with', async () => {
     const event = ticket(CUSTOMER, 'Where is order 5102?');
     stack.model.script(investigationId(event.ticketId), [answer('It is on its way.')]);
-    await deliverEvent(stack.tw.client, stack.tw.pool, event, { taskQueue: stack.tw.taskQueue, settings: settingsWith() });
-    const status = await settle(stack.tw, stack.model, investigationId(event.ticketId));
+    // The starter lists the webhook; the worker, which posts, does not: the worker decides.
+    await deliverEvent(stack.tw.client, stack.tw.pool, event, { taskQueue: stack.tw.taskQueue, settings: settingsWith({ CASEWORK_DESKS: 'webhook' }) });
+    let status = await settle(stack.tw, stack.model, investigationId(event.ticketId));
+    // The first post finds out there is no desk, and the outbox goes with it.
+    for (const deadline = Date.now() + 30_000; status.desk && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100)))
+      status = await readStatus(stack.tw.client, investigationId(event.ticketId));
     assert.equal(status.desk, undefined);
     const history = await stack.tw.client.workflow.getHandle(investigationId(event.ticketId)).fetchHistory();
-    assert.ok(!(history.events ?? []).some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'postToDesk'));
+    const posts = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'postToDesk');
+    assert.equal(posts.length, 1, 'one post finds out there is no desk; none follows');
   });
 
   it('shows posts by desk on the worker\u2019s operator endpoint (CASEWORK_METRICS_PORT), where the postToDesk activity runs', async () => {
@@ -170,6 +177,9 @@ describe('replies and notes to Zendesk, exactly once', () => {
       assert.match(text, /casework_desk_posts_total\{desk="zendesk",kind="note",outcome="(posted|already_posted)"\} [1-9]/);
       assert.match(text, /casework_desk_post_failures_total\{desk="zendesk",kind="reply",error="DeskAuthError"\} 1/);
       assert.match(text, /casework_desk_post_failures_total\{desk="zendesk",kind="reply",error="DeskRateLimitedError"\} 1/);
+      // The 429 asked for a second: waited out inside the post, and counted.
+      assert.match(text, /casework_desk_rate_limited_total\{desk="zendesk",handling="waited"\} 1/);
+      assert.match(text, /casework_desk_rate_limit_seconds_total\{desk="zendesk"\} 1/);
     } finally {
       await endpoint.close();
     }
@@ -215,11 +225,12 @@ describe('the generic outbound webhook', () => {
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
   });
 
-  it('POSTs each reply of a POST /events ticket as signed JSON the receiver verifies', async () => {
+  it('POSTs each reply of a POST /events ticket as signed JSON the receiver verifies, configured on the worker alone', async () => {
     const event = ticket(CUSTOMER, 'Any news on 5102?');
     const workflowId = investigationId(event.ticketId);
     stack.model.script(workflowId, [answer('It arrives tomorrow.')]);
-    await deliverEvent(tw.client, tw.pool, event, { taskQueue: tw.taskQueue, settings: settingsWith({ CASEWORK_DESKS: 'webhook' }) });
+    // The starter (a server, the CLI) lists no desk: the worker's webhook, configured once, is what counts.
+    await deliverEvent(tw.client, tw.pool, event, { taskQueue: tw.taskQueue, settings: settingsWith({ CASEWORK_DESKS: '' }) });
     await settle(tw, stack.model, workflowId);
     const deadline = Date.now() + 30_000;
     while (!received.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

@@ -149,6 +149,7 @@ describe('erasing a customer', () => {
           person: 'Sam',
           csrf: 'c',
           lastSeen: 0,
+          expiresAt: Date.now() + 60_000,
           principal: { label: 'key:test', anyCustomer: false, customers: new Set(), approvers: new Set(), support: true },
         },
         settings: settingsWith(),

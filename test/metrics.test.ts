@@ -5,9 +5,15 @@ import type { Database } from '../src/db/pool';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../src/observability/endpoint';
 import { installTelemetry } from '../src/observability/logging';
 import { METRIC } from '../src/observability/metrics';
+import { TEMPORAL_RUNTIME_METRICS } from '../src/observability/metric-catalog';
+import { WORKFLOW_METRIC } from '../src/schemas/workflow-metrics';
 import type { TicketEvent } from '../src/schemas/event';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Model } from '../src/model/port';
+import { createOfflineModel } from '../src/model/offline';
 import type { InvestigationStatus } from '../src/schemas/investigation';
-import { openTestDatabase, unique } from './support/db';
+import { approvalAgesFrom } from '../src/observability/approval-ages';
+import { EMBEDDED_SHARED_SESSION, openTestDatabase, unique } from './support/db';
 import { example, send } from './support/investigate';
 import { startTestWorker, type TestWorker } from './support/temporal';
 import { freePort } from './support/net';
@@ -31,6 +37,29 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 /** The sum of a metric's samples over every value of `over`, among `values`. */
 function sumOver(text: string, name: string, over: string, values: string[], labels: Record<string, string> = {}): number {
   return values.reduce((sum, value) => sum + sample(text, name, { ...labels, [over]: value }), 0);
+}
+
+/** Marks a message whose model call the test double below rejects, as the API rejects a request it can never pass. */
+const REJECT_MARKER = '#metrics-test-reject';
+
+/**
+ * A test double in front of the offline investigator: a conversation carrying REJECT_MARKER is
+ * answered with the non-retryable failure the model port maps an API 400 to; every other call
+ * goes through.
+ */
+function rejectingOnMarker(inner: Model): Model {
+  return {
+    label: inner.label,
+    offline: inner.offline,
+    create(request) {
+      if (JSON.stringify(request.messages).includes(REJECT_MARKER)) {
+        return Promise.reject(
+          ApplicationFailure.create({ type: 'ModelRequestRejected', nonRetryable: true, message: 'invalid_request_error: the test double rejects this request' }),
+        );
+      }
+      return inner.create(request);
+    },
+  };
 }
 
 const lines: string[] = [];
@@ -71,12 +100,13 @@ describe('worker metrics and logs', () => {
     // The worker bundles its workflows as `casework worker` does, so the workflow interceptors
     // (customer, ticket and step on workflow log lines) are in the bundle.
     delete process.env.CASEWORK_WORKFLOW_BUNDLE;
-    tw = await startTestWorker({ pool: db.app, env });
+    tw = await startTestWorker({ pool: db.app, env, model: rejectingOnMarker(createOfflineModel()) });
     endpoint = await startMetricsEndpoint({
       config: tw.config,
       temporalMetricsPort: telemetry.temporalMetricsPort,
       client: tw.client,
       health: () => ({ ok: tw.worker.getState() === 'RUNNING', worker: tw.worker.getState() }),
+      admin: { pool: db.admin, approvalReminderSeconds: tw.config.CASEWORK_APPROVAL_REMINDER_HOURS * 3600 },
     });
   });
   after(async () => {
@@ -104,6 +134,14 @@ describe('worker metrics and logs', () => {
     assert.ok(paused.totals.input_tokens + paused.totals.cache_read_input_tokens > 0, 'the run used tokens');
     const output = sumOver(after, METRIC.modelOutputTokens, 'purpose', ACCOUNTED) - sumOver(before, METRIC.modelOutputTokens, 'purpose', ACCOUNTED);
     assert.equal(output, paused.totals.output_tokens);
+    // The cost counter, at the same prices, says what the run says it cost.
+    const cost = sumOver(after, METRIC.modelCost, 'purpose', ACCOUNTED) - sumOver(before, METRIC.modelCost, 'purpose', ACCOUNTED);
+    assert.ok(paused.totals.cost_usd > 0);
+    assert.ok(Math.abs(cost - paused.totals.cost_usd) < 1e-9, `counted $${cost}, the run says $${paused.totals.cost_usd}`);
+    // Every activity attempt is timed by type: the memory recall at the start of the turn and each model call.
+    assert.ok(delta(`${METRIC.activitySeconds}_count`, { activity: 'loadMemory', outcome: 'ok' }) >= 1, 'the memory recall is timed');
+    const modelSteps = ['callModel', 'callModelOnPlan'].reduce((sum, activity) => sum + delta(`${METRIC.activitySeconds}_count`, { activity, outcome: 'ok' }), 0);
+    assert.equal(modelSteps, paused.steps.length, 'one timed model activity per step');
 
     // The hit ratio is what the counters say it is.
     const kinds = ['uncached', 'cache_write', 'cache_read'].map((kind) => sample(after, METRIC.modelInputTokens, { purpose: 'investigate', kind }));
@@ -130,6 +168,33 @@ describe('worker metrics and logs', () => {
     assert.equal(sample(await scrape(), METRIC.investigationsOpen, { status: 'awaiting_approval' }), 1);
   });
 
+  test('the approval gauges show the waiting request against the reminder and the automatic denial', async () => {
+    const text = await scrape();
+    const waited = sample(text, METRIC.approvalOldestWait);
+    assert.ok(waited > 0 && waited < 3600, `the request has waited ${waited} s, since this run asked`);
+    assert.equal(sample(text, METRIC.approvalsPastReminder), 0, 'nobody is late yet: the reminder is a day away');
+    assert.equal(sample(text, METRIC.approvalReminder), tw.config.CASEWORK_APPROVAL_REMINDER_HOURS * 3600);
+    assert.equal(sample(text, METRIC.approvalAutoDeny), tw.config.CASEWORK_APPROVAL_TIMEOUT_HOURS * 3600);
+    assert.equal(sample(text, METRIC.caseBudget), tw.config.CASEWORK_CASE_BUDGET_USD);
+    // With a reminder already due, the same request is one nobody acted on.
+    const late = approvalAgesFrom(db.admin, { reminderSeconds: 0, refreshMs: 0 });
+    assert.deepEqual(await late().then((a) => ({ waiting: a.waiting, pastReminder: a.pastReminder })), { waiting: 1, pastReminder: 1 });
+  });
+
+  test('the approval ages refuse to read under a role that row-level security would blind', async () => {
+    // The app role sees no customer's rows without a customer set: a silent 0 would hide a queue.
+    const blind = approvalAgesFrom(db.app, { reminderSeconds: 0, refreshMs: 0 });
+    if (EMBEDDED_SHARED_SESSION) return; // the embedded server has one superuser session for both pools
+    await assert.rejects(blind(), /row-level security|row_security|permission/i);
+  });
+
+  test('the worker reports itself polling and Postgres and Temporal reachable', async () => {
+    const text = await scrape();
+    assert.equal(sample(text, METRIC.workerPolling), 1);
+    assert.equal(sample(text, METRIC.dependencyUp, { dependency: 'postgres' }), 1);
+    assert.equal(sample(text, METRIC.dependencyUp, { dependency: 'temporal' }), 1);
+  });
+
   test('a tool error the model reads is counted against its tool', async () => {
     const before = await scrape();
     const status = await run(example('dana-5102', { message: 'Hello, where is my order 99999? It has not arrived.' }));
@@ -142,10 +207,42 @@ describe('worker metrics and logs', () => {
     await run({ ...sent.at(-1)!, type: 'ticket.message', eventId: unique('evt'), message: 'Thanks, I will look for the right number.' });
   });
 
+  test('a closed case is counted once, with what it cost', async () => {
+    const before = await scrape();
+    const last = sent.at(-1)!;
+    const closed = await send(tw, { ...last, type: 'ticket.closed', eventId: unique('evt'), message: '' });
+    assert.equal(closed.status, 'closed');
+    const after = await scrape();
+    assert.equal(sample(after, METRIC.casesRecorded) - sample(before, METRIC.casesRecorded), 1);
+    // The workflow's own histogram (through the Temporal runtime) holds the case's cost as the case reports it.
+    const labels = { taskQueue: tw.taskQueue, workflowType: 'investigation' };
+    assert.equal(sample(after, `${WORKFLOW_METRIC.caseCost}_count`, labels) - sample(before, `${WORKFLOW_METRIC.caseCost}_count`, labels), 1);
+    const cost = sample(after, `${WORKFLOW_METRIC.caseCost}_sum`, labels) - sample(before, `${WORKFLOW_METRIC.caseCost}_sum`, labels);
+    assert.ok(Math.abs(cost - closed.totals.cost_usd) < 1e-6, `recorded $${cost}, the case says $${closed.totals.cost_usd}`);
+    assert.match(after, new RegExp(`^${WORKFLOW_METRIC.caseCost}_bucket\\{[^}]*le="0\\.05"\\}`, 'm'), 'buckets in dollars, not the runtime’s millisecond defaults');
+  });
+
+  test('a case handed to a person is counted once, by its reason, and shows among the open statuses', async () => {
+    const before = await scrape();
+    const labels = { taskQueue: tw.taskQueue, workflowType: 'investigation', reason: 'model_failed' };
+    const held = await send(tw, example('dana-5102', { message: `Where is my parcel? ${REJECT_MARKER}` }));
+    assert.equal(held.status, 'needs_human');
+    let after = await scrape();
+    assert.equal(sample(after, WORKFLOW_METRIC.handOffs, labels) - sample(before, WORKFLOW_METRIC.handOffs, labels), 1);
+    const deadline = Date.now() + 15_000;
+    while (sample(after, METRIC.investigationsOpen, { status: 'needs_human' }) !== 1 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 300));
+      after = await scrape();
+    }
+    assert.equal(sample(after, METRIC.investigationsOpen, { status: 'needs_human' }), 1);
+  });
+
   test('one scrape carries the Temporal runtime metrics and Node defaults too, and /healthz reports the worker', async () => {
     const text = await scrape();
     assert.match(text, /^temporal_\w+/m, 'Temporal runtime metrics are merged into the same endpoint');
     assert.match(text, /^temporal_workflow_task_execution_latency\w*\{/m);
+    // The runtime metrics the dashboard and alert rules read are there under these very names.
+    for (const name of TEMPORAL_RUNTIME_METRICS) assert.match(text, new RegExp(`^# TYPE ${name} `, 'm'), `${name} is exported`);
     assert.ok(sample(text, 'process_cpu_user_seconds_total') > 0, 'prom-client default metrics');
     assert.match(text, /^nodejs_eventloop_lag_seconds /m);
     const health = await fetch(`${endpoint.url}/healthz`);

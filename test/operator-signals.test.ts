@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -55,26 +59,55 @@ async function call(base: string, method: string, path: string, body?: unknown, 
 
 const unavailable = (code: number) => Object.assign(new Error(`${code} UNAVAILABLE: connect ECONNREFUSED`), { code });
 
-describe('/healthz', () => {
-  test('is 200 when Temporal and Postgres both answer', async () => {
-    const res = await call(await serve(), 'GET', '/healthz');
-    assert.deepEqual({ status: res.status, temporal: res.body.temporal, postgres: res.body.postgres }, { status: 200, temporal: 'ok', postgres: 'ok' });
+describe('/readyz', () => {
+  test('is 200 when Temporal, Postgres and the payload keys are all there', async () => {
+    const res = await call(await serve(), 'GET', '/readyz');
+    assert.deepEqual(
+      { status: res.status, temporal: res.body.temporal, postgres: res.body.postgres, keys: res.body.keys },
+      { status: 200, temporal: 'ok', postgres: 'ok', keys: 'ok' },
+    );
   });
 
-  test('is 503 with Retry-After naming Postgres when Postgres is down', async () => {
-    const res = await call(await serve({ postgresDown: true }), 'GET', '/healthz');
+  test('is 503 with Retry-After naming Postgres when Postgres is down, while /healthz (liveness) stays 200', async () => {
+    const url = await serve({ postgresDown: true });
+    const res = await call(url, 'GET', '/readyz');
     assert.equal(res.status, 503);
     assert.ok(Number(res.retryAfter) > 0);
     assert.deepEqual({ temporal: res.body.temporal, postgres: res.body.postgres }, { temporal: 'ok', postgres: 'down' });
     assert.match(res.body.error, /Postgres is unreachable \(ECONNREFUSED\)/);
     assert.doesNotMatch(res.body.error, /127\.0\.0\.1:1|postgres:\/\//, 'no connection string');
+    const live = await call(url, 'GET', '/healthz');
+    assert.deepEqual({ status: live.status, body: live.body }, { status: 200, body: { status: 'alive', draining: false } }, 'restarting would not bring Postgres back');
   });
 
-  test('is 503 naming Temporal when Temporal is down', async () => {
-    const res = await call(await serve({ calls: { getSystemInfo: () => Promise.reject(unavailable(14)) } }), 'GET', '/healthz');
+  test('is 503 naming Temporal when Temporal is down, while /healthz stays 200', async () => {
+    const url = await serve({ calls: { getSystemInfo: () => Promise.reject(unavailable(14)) } });
+    const res = await call(url, 'GET', '/readyz');
     assert.equal(res.status, 503);
     assert.deepEqual({ temporal: res.body.temporal, postgres: res.body.postgres }, { temporal: 'down', postgres: 'ok' });
-    assert.match(res.body.error, /Temporal at .* is unreachable/);
+    assert.match(res.body.error, /^not ready: Temporal at .* is unreachable/);
+    assert.equal((await call(url, 'GET', '/healthz')).status, 200);
+  });
+
+  test('is 503 naming the payload keys when their file can no longer be read, never a key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'casework-keys-'));
+    const keyFile = join(dir, 'codec-keys');
+    writeFileSync(keyFile, `ops-test:${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+    try {
+      const server = await startServer(
+        { client: stubTemporalClient(), pool: db.app, config: { ...config, CASEWORK_CODEC_KEY_FILE: keyFile }, log: () => undefined, temporalTimeoutMs: 1_000 },
+        0,
+      );
+      servers.push(server);
+      assert.equal((await call(server.url, 'GET', '/readyz')).status, 200);
+      rmSync(keyFile);
+      const res = await call(server.url, 'GET', '/readyz');
+      assert.equal(res.status, 503);
+      assert.equal(res.body.keys, 'missing');
+      assert.match(res.body.error, /the payload keys do not load: CASEWORK_CODEC_KEY_FILE=.* cannot be read/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

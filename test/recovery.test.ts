@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { readStatusOrBroken } from '../src/client/hand-off';
+import { readCaseStatus } from '../src/client/case-status';
 import { deliverEvent } from '../src/client/investigations';
 import { stateFromHistory } from '../src/client/recovery';
 import { messagesOfEntries } from '../src/context/log-messages';
@@ -105,7 +105,7 @@ describe('a broken run is recovered by the next event', () => {
     );
     await ctx.tw.client.workflow.getHandle(id).terminate('a bug');
 
-    const reported = await readStatusOrBroken(ctx.tw.client, id);
+    const reported = await readCaseStatus(ctx.tw.client, id);
     assert.equal(reported.brokenRun, 'TERMINATED');
     assert.equal(reported.lastReply, 'I am checking with the courier.', 'the broken run still shows what it had said');
 
@@ -122,7 +122,7 @@ describe('a broken run is recovered by the next event', () => {
       'Sorry for the delay on our side: the courier confirms it is on its way.',
     );
     assert.ok(textOfMessages(lastRequest(id).messages).includes('I am checking with the courier.'), 'and its own earlier reply');
-    assert.equal((await readStatusOrBroken(ctx.tw.client, id)).brokenRun, undefined);
+    assert.equal((await readCaseStatus(ctx.tw.client, id)).brokenRun, undefined);
   });
 
   test('a TIMED_OUT run is recovered the same way, and the gate still refuses another customer', async () => {
@@ -152,7 +152,7 @@ describe('a broken run is recovered by the next event', () => {
     const { first, id, broken } = await answeredCase('Please cancel nothing: where is order 5102?', 'Checking now.', 'Sorry for the delay: it arrives tomorrow.');
     await ctx.tw.client.workflow.getHandle(id).cancel();
     await untilRunStatus(id, 'CANCELLED', 300);
-    assert.equal((await readStatusOrBroken(ctx.tw.client, id)).brokenRun, 'CANCELLED');
+    assert.equal((await readCaseStatus(ctx.tw.client, id)).brokenRun, 'CANCELLED');
     const recovered = await deliver(ctx.tw, model, followUp(first, 'Hello again.'));
     assertRecovered(recovered, id, broken.runId, 'CANCELLED', 'Please cancel nothing: where is order 5102?', 'Sorry for the delay: it arrives tomorrow.');
   });

@@ -59,6 +59,13 @@ describe('the scripted model refuses what the Messages API refuses', () => {
       /maximum of 4 blocks with cache_control.*Found 5/,
     );
   });
+
+  test('hour entries before five-minute ones', () => {
+    const hour = { ...hello, cache_control: { type: 'ephemeral' as const, ttl: '1h' as const } };
+    const five = { ...hello, cache_control: { type: 'ephemeral' as const } };
+    assert.equal(requestProblem(request(user([hour, five]))), null);
+    assert.match(requestProblem(request(user([five, hour])))!, /ttl='1h'.*must not come after.*ttl='5m'/);
+  });
 });
 
 describe('the scripted model serves scripts per workflow', () => {

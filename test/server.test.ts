@@ -297,7 +297,7 @@ describe('approvals over HTTP', () => {
 });
 
 describe('when Temporal is unreachable', () => {
-  test('events get 503 with Retry-After and healthz says so; once Temporal is back the same event is accepted', async () => {
+  test('events get 503 with Retry-After and readyz says so; once Temporal is back the same event is accepted', async () => {
     const proxy = temporalProxy(tw.config.TEMPORAL_ADDRESS);
     await proxy.up(0);
     await proxy.down(); // keeps the port number; nothing listens there now
@@ -311,9 +311,10 @@ describe('when Temporal is unreachable', () => {
       assert.equal(refused.body.retryable, true);
       assert.match(refused.body.error, /Temporal is unreachable/);
       assert.ok(Number(refused.headers.get('retry-after')) > 0);
-      const health = await call(cut.url, 'GET', '/healthz');
-      assert.deepEqual({ status: health.status, retryable: health.body.retryable }, { status: 503, retryable: true });
-      assert.match(health.body.error, new RegExp(`Temporal at 127.0.0.1:${proxy.port} is unreachable`));
+      const ready = await call(cut.url, 'GET', '/readyz');
+      assert.deepEqual({ status: ready.status, retryable: ready.body.retryable }, { status: 503, retryable: true });
+      assert.match(ready.body.error, new RegExp(`Temporal at 127.0.0.1:${proxy.port} is unreachable`));
+      assert.equal((await call(cut.url, 'GET', '/healthz')).status, 200, 'alive all the same: a restart would not bring Temporal back');
 
       await proxy.up();
       // The caller retries as told; the first answer after Temporal returns is the 202.
@@ -327,7 +328,7 @@ describe('when Temporal is unreachable', () => {
       assert.equal(res.body.workflowId, `investigation-${event.ticketId}`);
       const status = await waitUntilSettled(tw.client, res.body.workflowId);
       assert.equal(status.customerId, event.customerId);
-      assert.equal((await call(cut.url, 'GET', '/healthz')).status, 200);
+      assert.equal((await call(cut.url, 'GET', '/readyz')).status, 200);
     } finally {
       await cut.close();
       await temporal.close();
@@ -337,8 +338,9 @@ describe('when Temporal is unreachable', () => {
 });
 
 describe('the rest of the endpoint', () => {
-  test('healthz answers 200 without credentials while Temporal answers', async () => {
-    const res = await http('GET', '/healthz');
+  test('healthz and readyz answer 200 without credentials while Temporal answers', async () => {
+    assert.equal((await http('GET', '/healthz')).status, 200);
+    const res = await http('GET', '/readyz');
     assert.equal(res.status, 200);
     assert.equal(res.body.temporal, 'ok');
   });

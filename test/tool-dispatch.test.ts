@@ -41,7 +41,8 @@ async function toolCallsIn(events: Event[]) {
   }
   // Markers are recorded as the calls finish; the activity's sequence number is the order they were made in.
   // The model call is callModel, or callModelOnPlan for a run kept by reference (the default): neither is a tool.
-  const notTools = new Set(['callModel', 'callModelOnPlan', 'loadMemory', 'postToDesk']);
+  // Nor are the desk's posts and the refund note's evidence, read for it (the worker decides whether a desk takes them).
+  const notTools = new Set(['callModel', 'callModelOnPlan', 'loadMemory', 'postToDesk', 'toolEvidenceFromLog']);
   return calls.filter((c) => !notTools.has(c.type)).sort((a, b) => a.seq - b.seq);
 }
 

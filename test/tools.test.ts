@@ -6,6 +6,9 @@ import { withCustomer, type Database } from '../src/db/pool';
 import { DEMO } from '../src/dev/demo-data/seed';
 import type { ToolOutcome } from '../src/schemas/tool-call';
 import { openTestDatabase, unique, EMBEDDED_SHARED_SESSION } from './support/db';
+import { formatMoney } from '../src/context/money';
+
+const esc = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 // The investigation tools against the seeded demo data in real Postgres, as the app role.
 
@@ -329,7 +332,8 @@ describe('request_refund', () => {
 
     // While it waits, the same money cannot be asked for again in another call.
     const again = await fails('request_refund', { ...input, amount_cents: 1 }, dana, { workflowId: context.workflowId, toolUseId: 'toolu_refund_2' });
-    assert.match(again, new RegExp(`already requested in ${first.request_id}.*at most 0 cents`));
+    assert.match(again, new RegExp(`${esc(formatMoney(total, 'GBP'))} is already asked for in a request awaiting a decision, so at most £0\\.00 can be requested`));
+    assert.doesNotMatch(again, /cents|req_/, 'the refusal speaks money, as the model may repeat it to the customer');
     await decide(dana, first.request_id, 'denied', 'support-lead', 'test cleanup');
   });
 
@@ -360,10 +364,12 @@ describe('request_refund', () => {
     const message = await fails('request_refund', { order_id: '5102', amount_cents: total + 1, reason: 'More than was charged.' }, dana);
     assert.match(
       message,
-      new RegExp(`Refund of ${total + 1} cents refused: order 5102 was charged ${total} cents, 0 cents are already refunded, so at most ${total} cents can be requested\\.`),
+      new RegExp(
+        `Refund of ${esc(formatMoney(total + 1, 'GBP'))} refused: order 5102 was charged ${esc(formatMoney(total, 'GBP'))}, £0\\.00 is already refunded, so at most ${esc(formatMoney(total, 'GBP'))} can be requested\\.`,
+      ),
     );
     const refunded = await fails('request_refund', { order_id: '4471', amount_cents: 100, reason: 'Already refunded in October.' }, priya);
-    assert.match(refunded, /at most 0 cents/);
+    assert.match(refunded, /at most \D?0\.00( [A-Z]{3})? can be requested/);
   });
 
   it("refuses an order that is not on the customer's account", async () => {

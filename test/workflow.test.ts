@@ -379,7 +379,8 @@ describe('clearing and the rules', () => {
     const notes = { ...emptyCaseNotes(), order_ids: ['5102'] };
     const { event, id } = scripted('Order 5102 never arrived.', { replies: [...uses.map((u) => calls(u)), answer('Done.')], purposes: { compact: () => json(notes) } });
     // Compaction is kept out of the way, so everything sent changes only by clearing.
-    const done = await run(event, { CASEWORK_MAX_STEPS: '40', CASEWORK_COMPACT_ABOVE_TOKENS: '10000000' });
+    // The fixed interval, configured, keeps the schedule it names (the cache-optimal one is cache-schedule-workflow.test.ts).
+    const done = await run(event, { CASEWORK_MAX_STEPS: '40', CASEWORK_COMPACT_ABOVE_TOKENS: '10000000', CASEWORK_CLEAR_EVERY: '10' });
     assert.equal(done.step, 26);
     const sent = model.requests(id, 'investigate');
     assert.equal(sent.length, 26);

@@ -1,11 +1,13 @@
 import type { DeskClient } from '../desk/client';
-import { createPostToDesk, type PostToDeskObserver } from '../desk/post';
+import { createPostToDesk, type PostToDeskObserver, type RateLimitPolicy } from '../desk/post';
 import type { DeskName } from '../desk/types';
 
 /** What the desk activities need: a client per configured desk (desk/settings.ts), and where to count posts. */
 export interface DeskActivityDeps {
   clients: ReadonlyMap<DeskName, DeskClient>;
   observer?: PostToDeskObserver;
+  /** How long a post waits out a desk's rate limit itself before leaving it to Temporal's retry; unset, never. */
+  rateLimit?: RateLimitPolicy;
 }
 
 /**

@@ -111,6 +111,7 @@ async function askModel(deps: { model: Model }, log: TranscriptLog, workflowId: 
     memoryBlock: bodyAt(plan.context.memory) as string | null,
     agentNotes: bodyAt(plan.context.agentNotes) as AgentNotes | null,
     caseNotes: bodyAt(plan.context.caseNotes) as CaseNotes | null,
+    ...(plan.cache ? { cache: plan.cache } : {}),
   });
   // The workflow checked its skeleton; the whole messages must pass too, or the log and the skeleton disagree.
   const problems = requestProblems(built);

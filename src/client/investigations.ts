@@ -6,6 +6,8 @@ import { admitEvent, EventRefusedError, markDelivered } from '../db/tickets';
 import { nextFreeSeq, TranscriptLog } from '../db/transcript-log';
 import { bodyCodecOf } from '../temporal/codec/body-codec';
 import { processMetrics } from '../observability/metrics';
+import { inSpan } from '../observability/tracing';
+import type { Span } from '@opentelemetry/api';
 import type { TicketEvent } from '../schemas/event';
 import { investigationId } from '../schemas/event';
 import type { InvestigationSettings, InvestigationStatus, RecoveredFrom, RefundDecision } from '../schemas/investigation';
@@ -98,7 +100,8 @@ export interface Delivered {
  */
 export async function deliverEvent(client: Client, pool: Pool | null, event: TicketEvent, options: { taskQueue: string; settings: InvestigationSettings }): Promise<Delivered> {
   const workflowId = investigationId(event.ticketId);
-  const admission = pool ? await admitEvent(pool, event).catch(countRefusal) : 'deliver';
+  const gate = (span: Span | undefined) => admitEvent(pool!, event).then((admitted) => (span?.setAttribute('casework.gate.admission', admitted), admitted));
+  const admission = pool ? await inSpan('casework.ticket_gate', { 'casework.event.type': event.type }, gate).catch(countRefusal) : 'deliver';
   if (admission === 'duplicate') return { workflowId, action: event.type === 'ticket.closed' ? 'closed' : 'started_or_signalled', duplicate: true };
   const delivered = await send(client, pool, event, workflowId, options);
   if (pool) await markDelivered(pool, event.eventId);

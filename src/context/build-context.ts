@@ -1,7 +1,7 @@
 import type { MessageParam, TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages';
 import type { CaseNotes } from '../schemas/case-notes';
 import { notesAreEmpty, renderNotes, type AgentNotes } from './agent-notes';
-import { withCacheBreakpoints } from './cache-breakpoints';
+import { withCacheBreakpoints, type CacheHints } from './cache-breakpoints';
 import { applyClearing } from './clearing';
 import { AGENT_NOTES_TAG, CASE_NOTES_TAG, EARLIER_LEFT_OUT } from './wire';
 
@@ -18,6 +18,8 @@ export interface ContextInput {
   memoryBlock?: string | null;
   agentNotes?: AgentNotes | null;
   caseNotes?: CaseNotes | null;
+  /** What the cache schedule asks of this request's breakpoints (TTL, whether the tail is written). */
+  cache?: CacheHints;
 }
 
 /** What is sent for one step: the rules, tool definitions and the lean messages, with cache breakpoints. */
@@ -64,7 +66,7 @@ const EARLIER_LEFT_OUT_BLOCK: TextBlockParam = { type: 'text', text: EARLIER_LEF
  * (never cleared, compacted or moved); old tool results named in `clearedIds` become
  * placeholders; the labelled blocks lead the first user message (a new one when the tail
  * starts with the assistant, since a request must open with the user); and cache breakpoints
- * mark the rules, the tools and the end of the prefix. The transcript is never mutated.
+ * mark the rules and the prefixes the next steps read (cache-breakpoints.ts). The transcript is never mutated.
  */
 export function buildContext(input: ContextInput): BuiltContext {
   const messages = applyClearing(input.messages, input.clearedIds ?? []);
@@ -76,5 +78,5 @@ export function buildContext(input: ContextInput): BuiltContext {
     const content = typeof first.content === 'string' ? [{ type: 'text' as const, text: first.content }] : first.content;
     messages[0] = { ...first, content: [...lead, ...content] } as MessageParam;
   }
-  return withCacheBreakpoints({ system: systemBlocks(input.system), tools: [...input.tools], messages });
+  return withCacheBreakpoints({ system: systemBlocks(input.system), tools: [...input.tools], messages }, input.cache, new Set(input.clearedIds ?? []));
 }

@@ -40,14 +40,15 @@ export async function checkReachable(pool: Pool, url: string): Promise<void> {
   }
 }
 
-/** Connects to DATABASE_URL, or starts the embedded Postgres when it is unset. */
-export async function openDatabase(config: Config, options: { dataDir?: string } = {}): Promise<Database> {
+/** Connects to DATABASE_URL, or starts the embedded Postgres when it is unset (on `embeddedPort`, else a free port). */
+export async function openDatabase(config: Config, options: { dataDir?: string; embeddedPort?: number } = {}): Promise<Database> {
   let embedded: EmbeddedPostgres | undefined;
   let url = config.DATABASE_URL;
   if (!url) {
     embedded = await startEmbeddedPostgres({
       dataDir: options.dataDir ?? config.CASEWORK_DATA_DIR,
       maxConnections: config.CASEWORK_DB_POOL_SIZE * 2 + 4,
+      ...(options.embeddedPort !== undefined ? { port: options.embeddedPort } : {}),
     });
     url = embedded.url;
   }

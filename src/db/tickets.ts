@@ -137,3 +137,13 @@ export async function markDelivered(pool: Pool, eventId: string): Promise<void> 
     throw mapPgError(error);
   }
 }
+
+/** The customer who owns `ticketId` (the customer of its first admitted event), or undefined for a ticket never seen. */
+export async function ticketOwner(pool: Pool, ticketId: string): Promise<string | undefined> {
+  try {
+    const { rows } = await pool.query('SELECT customer_id FROM ticket_owners WHERE ticket_id = $1', [ticketId]);
+    return rows[0] ? OwnerRow.parse(rows[0]).customer_id : undefined;
+  } catch (error) {
+    throw mapPgError(error);
+  }
+}

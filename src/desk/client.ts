@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { PostStatus } from '../schemas/case-state';
 import type { DeskName } from './types';
 
 // The outbound port: what casework asks of a desk, whichever desk it is. One call per reply or
@@ -7,8 +8,8 @@ import type { DeskName } from './types';
 /** What a post is: a reply the customer sees, or an internal note only the team sees. */
 export type DeskPostKind = 'reply' | 'note';
 
-/** Ticket statuses casework sets, named as casework thinks of them; each adapter maps them to its desk's. */
-export type DeskStatus = 'open' | 'pending' | 'solved';
+/** The case state a post tells the desk, in casework's words (src/schemas/case-state.ts); each adapter maps it through its desk's table (lifecycle.ts). */
+export type DeskStatus = PostStatus;
 
 /** One reply or note to put on a desk ticket. JSON-safe: it is the postToDesk activity's input too. */
 export interface DeskPost {
@@ -23,7 +24,7 @@ export interface DeskPost {
   body: string;
   /** Tags to add, where the desk supports them. */
   tags?: string[];
-  /** Status to set with the post, where the desk supports it. */
+  /** The case state to set with the post; the adapter sets its desk's status for it. */
   status?: DeskStatus;
 }
 
@@ -48,7 +49,7 @@ export function idempotencyKey(post: Pick<DeskPost, 'workflowId' | 'kind' | 'seq
   return 'cw' + createHash('sha256').update(`${post.workflowId}\n${post.kind}\n${post.sequence}`).digest('hex').slice(0, 24);
 }
 
-/** The line appended to posts on desks where the key must live in the text (Intercom, Freshdesk). */
+/** The line that carries the key in internal notes on desks without tags or metadata for it (Intercom, Freshdesk); never in a public reply. */
 export function markerLine(key: string): string {
   return `ref: ${key}`;
 }

@@ -31,6 +31,30 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   return Number.isFinite(at) ? Math.max(0, Math.ceil((at - now) / 1000)) : undefined;
 }
 
+/** The headers a desk says when to come back in: Retry-After (Zendesk, Freshdesk) and X-RateLimit-Reset (Intercom, a unix time in seconds). */
+export interface RateLimitHeaders {
+  retryAfter: string | null;
+  rateLimitReset: string | null;
+}
+
+/** The longest wait casework takes from a desk's header; a value past it (a clock far off, a typo) is capped. */
+export const MAX_RATE_LIMIT_WAIT_SECONDS = 3_600;
+/** The wait when a 429 names none. */
+export const DEFAULT_RATE_LIMIT_WAIT_SECONDS = 30;
+
+/**
+ * Seconds until a rate-limited desk takes calls again: Retry-After when sent, else
+ * X-RateLimit-Reset (Intercom documents only this one), else the default; at least 1, at most
+ * MAX_RATE_LIMIT_WAIT_SECONDS.
+ */
+export function rateLimitDelaySeconds(headers: RateLimitHeaders, now = Date.now()): number {
+  let seconds = parseRetryAfter(headers.retryAfter, now);
+  if (seconds === undefined && headers.rateLimitReset && /^\d{1,12}$/.test(headers.rateLimitReset.trim())) {
+    seconds = Math.ceil(Number(headers.rateLimitReset.trim()) - now / 1000);
+  }
+  return Math.min(MAX_RATE_LIMIT_WAIT_SECONDS, Math.max(1, seconds ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS));
+}
+
 const CREDENTIALS: Record<DeskName, string> = {
   zendesk: 'CASEWORK_ZENDESK_EMAIL / CASEWORK_ZENDESK_API_TOKEN',
   intercom: 'CASEWORK_INTERCOM_ACCESS_TOKEN',
@@ -42,10 +66,11 @@ const CREDENTIALS: Record<DeskName, string> = {
  * The error for a desk's non-2xx answer. `what` says what casework was doing ("posting reply 2
  * to ticket 5158"); `detail` is the desk's own error text, already stripped of anything secret.
  */
-export function deskHttpError(desk: DeskName, status: number, what: string, retryAfter: string | null, detail = ''): CaseworkError {
+export function deskHttpError(desk: DeskName, status: number, what: string, limit: RateLimitHeaders, detail = ''): CaseworkError {
   const said = detail ? `: ${detail.slice(0, 300)}` : '';
+  const retryAfter = limit.retryAfter;
   if (status === 429) {
-    const seconds = parseRetryAfter(retryAfter) ?? 30;
+    const seconds = rateLimitDelaySeconds(limit);
     return new DeskRateLimitedError(`${desk} rate-limited casework while ${what} (HTTP 429); retrying after ${seconds} s`, { retryAfterSeconds: seconds });
   }
   if (status === 401 || status === 403) {

@@ -1,4 +1,4 @@
-import { deskHttpError, DeskUnavailableError } from './errors';
+import { deskHttpError, DeskUnavailableError, type RateLimitHeaders } from './errors';
 import type { DeskName } from './types';
 
 /** One JSON call to a desk's API. */
@@ -41,13 +41,18 @@ export async function deskCall(desk: DeskName, request: DeskRequest, fetchImpl: 
   }
   const text = await response.text().catch(() => '');
   if (request.accept?.includes(response.status)) return { status: response.status, json: undefined };
-  if (!response.ok) throw deskHttpError(desk, response.status, request.what, response.headers.get('retry-after'), errorText(text));
+  if (!response.ok) throw deskHttpError(desk, response.status, request.what, rateLimitHeaders(response.headers), errorText(text));
   if (!text) return { status: response.status, json: undefined };
   try {
     return { status: response.status, json: JSON.parse(text) };
   } catch {
     throw new DeskUnavailableError(`${desk} answered HTTP ${response.status} with a body that is not JSON while ${request.what}`);
   }
+}
+
+/** The rate-limit headers of an answer. */
+function rateLimitHeaders(headers: Headers): RateLimitHeaders {
+  return { retryAfter: headers.get('retry-after'), rateLimitReset: headers.get('x-ratelimit-reset') };
 }
 
 /** The desk's own error words from a JSON error body, one line. */

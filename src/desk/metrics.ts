@@ -3,6 +3,14 @@ import { DESK_METRICS } from './inbound';
 import type { PostToDeskObserver } from './post';
 import type { WebhookRouteDeps } from './route';
 
+/** Metric names of the outbound side beyond DESK_METRICS. */
+export const DESK_OUTBOUND_METRICS = {
+  /** Counter, labels {desk, handling: waited (inside the post) | deferred (to Temporal's retry)}. */
+  rateLimited: 'casework_desk_rate_limited_total',
+  /** Counter, labels {desk}: the seconds desks asked casework to wait, in all. */
+  rateLimitSeconds: 'casework_desk_rate_limit_seconds_total',
+} as const;
+
 /** The desk metrics, registered on casework's registry, as the hooks the route and postToDesk call. */
 export interface DeskMetrics {
   route: Pick<WebhookRouteDeps, 'received' | 'rejected' | 'delivered' | 'acceptSeconds'>;
@@ -62,6 +70,18 @@ export function createDeskMetrics(registry: Registry): DeskMetrics {
     labelNames: ['desk', 'kind', 'error'] as const,
     registers: [registry],
   });
+  const rateLimited = new Counter({
+    name: DESK_OUTBOUND_METRICS.rateLimited,
+    help: "Desk answers of 429, by desk and handling: waited (out inside the post, within CASEWORK_DESK_RATE_LIMIT_WAIT_SECONDS) or deferred (Temporal retries after the desk's delay).",
+    labelNames: ['desk', 'handling'] as const,
+    registers: [registry],
+  });
+  const rateLimitSeconds = new Counter({
+    name: DESK_OUTBOUND_METRICS.rateLimitSeconds,
+    help: 'Seconds desks asked casework to wait (Retry-After, or Intercom X-RateLimit-Reset), in all, by desk.',
+    labelNames: ['desk'] as const,
+    registers: [registry],
+  });
   return {
     route: {
       received: (desk, outcome) => received.inc({ desk, outcome }),
@@ -72,6 +92,10 @@ export function createDeskMetrics(registry: Registry): DeskMetrics {
     observer: {
       posted: (desk, kind, outcome) => posted.inc({ desk, kind, outcome }),
       failed: (desk, kind, error) => failed.inc({ desk, kind, error }),
+      rateLimited: (desk, seconds, handling) => {
+        rateLimited.inc({ desk, handling });
+        rateLimitSeconds.inc({ desk }, seconds);
+      },
     },
     watchParked(count) {
       countParked = count;

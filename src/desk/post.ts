@@ -1,5 +1,5 @@
 import type { DeskClient, DeskPostKind, DeskPostResult, DeskStatus } from './client';
-import { toDeskFailure } from './errors';
+import { DeskRateLimitedError, toDeskFailure } from './errors';
 import { parseDeskTicketId, type DeskName } from './types';
 
 /** The postToDesk activity's one input object. JSON-safe. */
@@ -23,37 +23,63 @@ export type PostToDeskResult = (DeskPostResult & { desk: DeskName }) | { outcome
 export interface PostToDeskObserver {
   posted?(desk: DeskName, kind: DeskPostKind, outcome: DeskPostResult['outcome']): void;
   failed?(desk: DeskName, kind: DeskPostKind, error: string): void;
+  /** A desk answered 429 asking for `seconds`: waited out in the attempt, or deferred to Temporal's retry. */
+  rateLimited?(desk: DeskName, seconds: number, handling: 'waited' | 'deferred'): void;
+}
+
+/** How postToDesk treats a desk's rate limit. */
+export interface RateLimitPolicy {
+  /** Seconds of rate-limit waits one attempt may take in all; a longer wait is left to Temporal's retry. */
+  maxWaitSeconds: number;
+  /** Waits; tests pass one that records the delay. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
  * The postToDesk activity. Exactly once: every client checks the desk for the post's key before
  * posting, so Temporal's retries (and a replayed workflow's rescheduled activity) never post
- * twice. Failures leave as toDeskFailure makes them: 429 retried after Retry-After, 5xx and
- * timeouts under the activity's backoff, 401/403/404/4xx non-retryable (the workflow then
- * records needs_human).
+ * twice. A 429 asking for a short wait (the desk's Retry-After, or Intercom's X-RateLimit-Reset)
+ * is waited out here, up to the policy's bound, since the call was not applied; failures leave as
+ * toDeskFailure makes them: a longer 429 retried after exactly its delay, 5xx and timeouts under
+ * the activity's backoff, 401/403/404/4xx non-retryable (the workflow then records needs_human).
  */
-export function createPostToDesk(deps: { clients: ReadonlyMap<DeskName, DeskClient>; observer?: PostToDeskObserver }) {
+export function createPostToDesk(deps: { clients: ReadonlyMap<DeskName, DeskClient>; observer?: PostToDeskObserver; rateLimit?: RateLimitPolicy }) {
+  const maxWait = deps.rateLimit?.maxWaitSeconds ?? 0;
+  const sleep = deps.rateLimit?.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   return async function postToDesk(input: PostToDeskInput): Promise<PostToDeskResult> {
     const ref = parseDeskTicketId(input.ticketId);
     const desk: DeskName = ref?.desk ?? 'webhook';
     const client = deps.clients.get(desk);
     if (!client)
       return { outcome: 'skipped', reason: ref ? `${desk} is not in CASEWORK_DESKS` : 'no desk for tickets from POST /events (set CASEWORK_DESKS=webhook to deliver them)' };
-    try {
-      const result = await client.post({
-        workflowId: input.workflowId,
-        externalTicketId: ref?.externalTicketId ?? input.ticketId,
-        kind: input.kind,
-        sequence: input.sequence,
-        body: input.body,
-        ...(input.tags ? { tags: input.tags } : {}),
-        ...(input.status ? { status: input.status } : {}),
-      });
-      deps.observer?.posted?.(desk, input.kind, result.outcome);
-      return { ...result, desk };
-    } catch (error) {
-      deps.observer?.failed?.(desk, input.kind, (error as Error).name ?? 'Error');
-      throw toDeskFailure(error);
+    const post = {
+      workflowId: input.workflowId,
+      externalTicketId: ref?.externalTicketId ?? input.ticketId,
+      kind: input.kind,
+      sequence: input.sequence,
+      body: input.body,
+      ...(input.tags ? { tags: input.tags } : {}),
+      ...(input.status ? { status: input.status } : {}),
+    };
+    let waited = 0;
+    for (;;) {
+      try {
+        const result = await client.post(post);
+        deps.observer?.posted?.(desk, input.kind, result.outcome);
+        return { ...result, desk };
+      } catch (error) {
+        deps.observer?.failed?.(desk, input.kind, (error as Error).name ?? 'Error');
+        const seconds = error instanceof DeskRateLimitedError ? error.retryAfterSeconds : undefined;
+        if (seconds !== undefined && waited + seconds <= maxWait) {
+          // A 429 applied nothing, and the post checks the desk before writing anyway: trying again is safe.
+          deps.observer?.rateLimited?.(desk, seconds, 'waited');
+          waited += seconds;
+          await sleep(seconds * 1000);
+          continue;
+        }
+        if (seconds !== undefined) deps.observer?.rateLimited?.(desk, seconds, 'deferred');
+        throw toDeskFailure(error);
+      }
     }
   };
 }

@@ -4,6 +4,18 @@ import { configuredCustomerLookup, parseDeskCustomers, type CustomerLookup } fro
 import { createFreshdeskClient } from './freshdesk-client';
 import type { FreshdeskInboundConfig } from './freshdesk-inbound';
 import { createIntercomClient } from './intercom-client';
+import {
+  FRESHDESK_LIFECYCLE,
+  INTERCOM_LIFECYCLE,
+  INTERCOM_STATES,
+  parseFreshdeskStatus,
+  parseIntercomState,
+  parseZendeskStatus,
+  statusTable,
+  ZENDESK_LIFECYCLE,
+  ZENDESK_STATUSES,
+  type StatusTable,
+} from './lifecycle';
 import type { IntercomInboundConfig } from './intercom-inbound';
 import { DESK_NAMES, type DeskName } from './types';
 import { createWebhookClient } from './webhook-client';
@@ -44,6 +56,21 @@ export function deskSettings(config: Config, options: { fetch?: typeof fetch } =
     if (typeof value !== 'string' || value === '') throw new ConfigError(`${variable} is required when CASEWORK_DESKS lists ${desk}`);
     return value;
   };
+  // A lifecycle or group that cannot be used fails at start, naming the variable, rather than at the first post.
+  const table = <S>(defaults: StatusTable<S>, variable: keyof Config, parse: (v: string) => S | undefined, allowed: string): StatusTable<S> => {
+    try {
+      return statusTable(defaults, String(config[variable] ?? ''), variable, parse, allowed);
+    } catch (error) {
+      throw new ConfigError((error as Error).message);
+    }
+  };
+  const groupId = (variable: keyof Config): number | undefined => {
+    const value = config[variable];
+    if (value === undefined || value === '') return undefined;
+    if (typeof value !== 'string' || !/^\d{1,18}$/.test(value.trim()) || Number(value) <= 0)
+      throw new ConfigError(`${variable}: "${String(value)}" is not a group id (a positive number)`);
+    return Number(value);
+  };
   const window = config.CASEWORK_DESK_REPLAY_WINDOW_SECONDS;
   const timeoutMs = config.CASEWORK_DESK_TIMEOUT_MS;
   const inbound: DeskSettings['inbound'] = {};
@@ -56,6 +83,8 @@ export function deskSettings(config: Config, options: { fetch?: typeof fetch } =
         baseUrl: need('zendesk', 'CASEWORK_ZENDESK_BASE_URL'),
         email: need('zendesk', 'CASEWORK_ZENDESK_EMAIL'),
         apiToken: need('zendesk', 'CASEWORK_ZENDESK_API_TOKEN'),
+        statuses: table(ZENDESK_LIFECYCLE, 'CASEWORK_ZENDESK_STATUSES', parseZendeskStatus, `a Zendesk status casework may set (${ZENDESK_STATUSES.join(', ')})`),
+        handOffGroupId: groupId('CASEWORK_ZENDESK_HANDOFF_GROUP_ID'),
         timeoutMs,
         fetch: options.fetch,
       }),
@@ -69,6 +98,9 @@ export function deskSettings(config: Config, options: { fetch?: typeof fetch } =
         baseUrl: need('intercom', 'CASEWORK_INTERCOM_BASE_URL'),
         accessToken: need('intercom', 'CASEWORK_INTERCOM_ACCESS_TOKEN'),
         adminId: need('intercom', 'CASEWORK_INTERCOM_ADMIN_ID'),
+        states: table(INTERCOM_LIFECYCLE, 'CASEWORK_INTERCOM_STATES', parseIntercomState, `an Intercom conversation state (${INTERCOM_STATES.join(', ')})`),
+        snoozeSeconds: config.CASEWORK_INTERCOM_SNOOZE_SECONDS,
+        ...(config.CASEWORK_INTERCOM_HANDOFF_ADMIN_ID ? { handOffAdminId: config.CASEWORK_INTERCOM_HANDOFF_ADMIN_ID } : {}),
         timeoutMs,
         fetch: options.fetch,
       }),
@@ -81,6 +113,8 @@ export function deskSettings(config: Config, options: { fetch?: typeof fetch } =
       createFreshdeskClient({
         baseUrl: need('freshdesk', 'CASEWORK_FRESHDESK_BASE_URL'),
         apiKey: need('freshdesk', 'CASEWORK_FRESHDESK_API_KEY'),
+        statuses: table(FRESHDESK_LIFECYCLE, 'CASEWORK_FRESHDESK_STATUSES', parseFreshdeskStatus, 'a Freshdesk status id (2 to 5, or a custom status from 6)'),
+        handOffGroupId: groupId('CASEWORK_FRESHDESK_HANDOFF_GROUP_ID'),
         timeoutMs,
         fetch: options.fetch,
       }),

@@ -1,3 +1,4 @@
+import { caseStateOf } from '../schemas/case-state';
 import { idempotencyKey, type DeskClient, type DeskPost, type DeskPostResult } from './client';
 import { deskCall } from './http';
 import { hmac, outsideWindow, safeEqual } from './verify';
@@ -13,7 +14,8 @@ import { hmac, outsideWindow, safeEqual } from './verify';
 //   X-Casework-Signature: v1=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>
 //
 //   {"id": key, "type": "casework.reply" | "casework.note", "workflow_id", "ticket_id",
-//    "sequence", "body", "tags": [...], "status": "open" | "pending" | "solved" | null}
+//    "sequence", "body", "tags": [...], "status": null | "working" | "awaiting_customer" |
+//    "awaiting_approval" | "with_person" | "closed"}   (the case state: docs/desks.md)
 //
 // A receiver verifies with verifyCaseworkWebhook (or the same three lines in its language):
 // recompute the HMAC over the timestamp, a dot and the raw bytes, compare in constant time,
@@ -74,7 +76,7 @@ export function createWebhookClient(config: WebhookClientConfig): DeskClient {
         sequence: post.sequence,
         body: post.body,
         tags: post.tags ?? [],
-        status: post.status ?? null,
+        status: post.status ? caseStateOf(post.status) : null,
       });
       const timestamp = String(Math.floor(now().getTime() / 1000));
       const headers = {

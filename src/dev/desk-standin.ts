@@ -8,8 +8,9 @@ import { signZendesk, ZENDESK_SIGNATURE_HEADER, ZENDESK_TIMESTAMP_HEADER } from 
 // casework uses, as strictly as Zendesk documents it:
 //   GET /api/v2/tickets/{id}.json            {ticket}
 //   GET /api/v2/tickets/{id}/comments.json   {comments, next_page, previous_page, count}
-//   PUT /api/v2/tickets/{id}.json            {ticket: {comment: {body | html_body, public?, author_id?}, status?, tags?, additional_tags?, remove_tags?}}
-// Every call needs "Authorization: Basic base64(email/token:api_token)"; unknown fields are
+//   PUT /api/v2/tickets/{id}.json            {ticket: {comment: {body | html_body, public?, author_id?}, status?, group_id?, tags?, additional_tags?, remove_tags?}}
+// A closed ticket refuses every update (422), as Zendesk's does; each status a ticket passes
+// through is recorded, so a test reads back the lifecycle casework drove. Every call needs "Authorization: Basic base64(email/token:api_token)"; unknown fields are
 // refused with 422 RecordInvalid, a missing comment body too. It also sends Zendesk's signed
 // ticket-event webhooks (zen:event-type:ticket.comment_added) to a URL, and injects faults: the
 // next N API requests answer 429 with Retry-After, 401 or 500, or apply the write and then never
@@ -45,6 +46,7 @@ interface StandinTicket {
   requester_id: number;
   submitter_id: number;
   assignee_id: number | null;
+  group_id: number | null;
   tags: string[];
   created_at: string;
   updated_at: string;
@@ -71,7 +73,11 @@ export interface DeskStandin {
   /** Adds a public comment from an end user. */
   addCustomerComment(ticketId: number, authorId: number, body: string): number;
   /** The ticket's thread and tags, as an agent sees them. */
-  ticket(ticketId: number): { status: string; tags: string[]; comments: StandinComment[] } | undefined;
+  ticket(ticketId: number): { status: string; groupId: number | null; tags: string[]; comments: StandinComment[] } | undefined;
+  /** Every status the ticket has had, in order, from "new": a change is recorded once, a repeat of the same status not at all. */
+  statusHistory(ticketId: number): string[];
+  /** Sets a ticket's status as an agent or Zendesk's automation would (e.g. closed, some days after solved). */
+  setStatus(ticketId: number, status: StandinTicket['status']): void;
   /** The signed ticket.comment_added webhook for a comment, as bytes and headers (not sent). */
   commentWebhook(ticketId: number, commentId: number, options?: { timestamp?: string; secret?: string }): { body: Buffer; headers: Record<string, string> };
   /** Sends a comment's webhook to `url`; answers the receiver's status. */
@@ -83,7 +89,7 @@ export interface DeskStandin {
   close(): Promise<void>;
 }
 
-const TICKET_KEYS = new Set(['comment', 'status', 'tags', 'additional_tags', 'remove_tags']);
+const TICKET_KEYS = new Set(['comment', 'status', 'group_id', 'tags', 'additional_tags', 'remove_tags']);
 const COMMENT_KEYS = new Set(['body', 'html_body', 'public', 'author_id']);
 const STATUSES = new Set(['new', 'open', 'pending', 'hold', 'solved', 'closed']);
 const TAG = /^[^\s,]{1,80}$/;
@@ -97,12 +103,19 @@ export async function startDeskStandin(
     /** The first ticket's id (5158 by default); stand-ins sharing one Temporal server need ids apart. */ firstTicketId?: number;
     /** The first comment's id (10001 by default); comment ids are webhook event ids, which the ticket gate admits once for good. */
     firstCommentId?: number;
+    /** Zendesk's "Auto-assign tickets upon solve" (on by default here): solving an unassigned ticket assigns it to the solving agent; off, it is refused. */
+    autoAssignOnSolve?: boolean;
   } = {},
 ): Promise<DeskStandin> {
   const now = options.now ?? (() => new Date());
   const agent = { id: 900001, name: 'casework (agent)', is_staff: true, email: 'casework@example.test', apiToken: randomUUID() };
   const users = new Map<number, StandinUser>([[agent.id, agent]]);
   const tickets = new Map<number, StandinTicket>();
+  const history = new Map<number, string[]>();
+  const changeStatus = (ticket: StandinTicket, status: StandinTicket['status']) => {
+    if (ticket.status !== status) history.get(ticket.id)?.push(status);
+    ticket.status = status;
+  };
   const faults: StandinFault[] = [];
   const requests: DeskStandin['requests'] = [];
   const webhookSecret = options.webhookSecret ?? `whsec-${randomUUID()}`;
@@ -155,7 +168,7 @@ export async function startDeskStandin(
     body: unknown,
   ):
     | { problems: Record<string, string> }
-    | { update: { comment?: { body: string; public: boolean }; status?: StandinTicket['status']; tags?: string[]; add: string[]; remove: string[] } } {
+    | { update: { comment?: { body: string; public: boolean }; status?: StandinTicket['status']; groupId?: number; tags?: string[]; add: string[]; remove: string[] } } {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return { problems: { base: 'body must be a JSON object' } };
     const keys = Object.keys(body);
     if (keys.length !== 1 || keys[0] !== 'ticket') return { problems: { base: 'body must be {"ticket": {...}}' } };
@@ -178,6 +191,7 @@ export async function startDeskStandin(
       }
     }
     if (t.status !== undefined && (typeof t.status !== 'string' || !STATUSES.has(t.status))) problems.status = 'must be new, open, pending, hold, solved or closed';
+    if (t.group_id !== undefined && (typeof t.group_id !== 'number' || !Number.isInteger(t.group_id) || t.group_id <= 0)) problems.group_id = 'must be the id of a group';
     const tagList = (field: string): string[] => {
       const value = t[field];
       if (value === undefined) return [];
@@ -190,9 +204,9 @@ export async function startDeskStandin(
     const tags = t.tags === undefined ? undefined : tagList('tags');
     const add = tagList('additional_tags');
     const remove = tagList('remove_tags');
-    if (!parsedComment && t.status === undefined && tags === undefined && add.length === 0 && remove.length === 0) problems.base = 'nothing to update';
+    if (!parsedComment && t.status === undefined && t.group_id === undefined && tags === undefined && add.length === 0 && remove.length === 0) problems.base = 'nothing to update';
     if (Object.keys(problems).length) return { problems };
-    return { update: { comment: parsedComment, status: t.status as StandinTicket['status'] | undefined, tags, add, remove } };
+    return { update: { comment: parsedComment, status: t.status as StandinTicket['status'] | undefined, groupId: t.group_id as number | undefined, tags, add, remove } };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -222,16 +236,22 @@ export async function startDeskStandin(
     } catch {
       return send(res, req, 400, { error: 'Unprocessable JSON' });
     }
+    if (ticket.status === 'closed') return send(res, req, 422, invalid({ status: 'closed prevents ticket update' }));
     const parsed = parseUpdate(body);
     if ('problems' in parsed) return send(res, req, 422, invalid(parsed.problems));
     const { update } = parsed;
+    // Zendesk solves only an assigned ticket; with "auto-assign tickets upon solve" the solving agent becomes the assignee (applied below), without it the update is refused whole.
+    if (update.status === 'solved' && ticket.assignee_id === null && options.autoAssignOnSolve === false)
+      return send(res, req, 422, invalid({ assignee_id: 'is required when solving a ticket' }));
     const events: unknown[] = [];
     if (update.comment) {
       const added = comment(agent.id, update.comment.body, update.comment.public);
       ticket.comments.push(added);
       events.push({ id: added.id, type: 'Comment', author_id: agent.id, body: added.body, public: added.public });
     }
-    if (update.status) ticket.status = update.status;
+    if (update.status === 'solved' && ticket.assignee_id === null) ticket.assignee_id = agent.id;
+    if (update.status) changeStatus(ticket, update.status);
+    if (update.groupId !== undefined) ticket.group_id = update.groupId;
     if (update.tags) ticket.tags = [...new Set(update.tags)];
     ticket.tags = [...new Set([...ticket.tags, ...update.add])].filter((tag) => !update.remove.includes(tag));
     ticket.updated_at = now().toISOString();
@@ -322,11 +342,13 @@ export async function startDeskStandin(
         requester_id: input.requesterId,
         submitter_id: input.requesterId,
         assignee_id: null,
+        group_id: null,
         tags: [],
         created_at: at,
         updated_at: at,
         comments: [first],
       });
+      history.set(id, ['new']);
       return { ticketId: id, commentId: first.id };
     },
     addCustomerComment(ticketId, authorId, body) {
@@ -335,12 +357,21 @@ export async function startDeskStandin(
       if (!users.has(authorId)) users.set(authorId, { id: authorId, name: `Customer ${authorId}`, is_staff: false });
       const added = comment(authorId, body, true);
       ticket.comments.push(added);
-      ticket.status = 'open';
+      // A requester's comment opens the ticket again.
+      changeStatus(ticket, 'open');
       return added.id;
     },
     ticket(ticketId) {
       const t = tickets.get(ticketId);
-      return t && { status: t.status, tags: [...t.tags], comments: t.comments.map((c) => ({ ...c })) };
+      return t && { status: t.status, groupId: t.group_id, tags: [...t.tags], comments: t.comments.map((c) => ({ ...c })) };
+    },
+    statusHistory(ticketId) {
+      return [...(history.get(ticketId) ?? [])];
+    },
+    setStatus(ticketId, status) {
+      const t = tickets.get(ticketId);
+      if (!t) throw new Error(`stand-in has no ticket ${ticketId}`);
+      changeStatus(t, status);
     },
     commentWebhook,
     async sendCommentWebhook(target, ticketId, commentId, opts) {

@@ -53,6 +53,8 @@ const COMMANDS: Record<string, () => Command> = {
     };
   },
   desk: () => (require('./commands/desk') as typeof import('./commands/desk')).deskCommand,
+  seed: () => (require('./commands/seed') as typeof import('./commands/seed')).seedCommand,
+  dev: () => (require('./commands/dev') as typeof import('./commands/dev')).devCommand,
   memory: () => (require('./commands/memory') as typeof import('./commands/memory')).memoryCommand,
   erase: () => (require('./commands/erasure') as typeof import('./commands/erasure')).eraseCommand,
   export: () => (require('./commands/erasure') as typeof import('./commands/erasure')).exportCommand,
@@ -108,6 +110,16 @@ if (require.main === module) {
     process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
     process.channel?.unref();
   }
+  // A reader that stops early (`casework status … | head -5`) closes the pipe: what is left to
+  // print has no one to read it, so the command ends here with 0, and the exit hooks stop what it
+  // started (a dev server: src/dev/env/dev-server.ts). Without a listener the EPIPE would crash it.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(0);
+  });
+  process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
   void main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

@@ -26,6 +26,8 @@ export const USAGE = `usage: casework <command>
   console [--port <n>] [--host <h>]          run the support team's console (docs/console.md)
   codec-server [--port <n>] [--host <h>]     decode payloads for the web UI and temporal --codec-endpoint
   demo                                       the dispute and Priya's two conversations, end to end
+  dev [--db-port <n>]                        dev server, Postgres with the demo shop data and a worker, until Ctrl-C
+  seed                                       load the demo shop data into DATABASE_URL (or the embedded Postgres)
   desk parked [--all] | desk map --desk <d> --requester <r> --customer <id> --by <name> | desk discard --id <n> --by <name> --reason <text>
   memory show|correct|forget --customer <id> ...
   erase --customer <id> --by <name> [--yes]  delete a customer's memory and destroy their data key (docs/payload-privacy.md)

@@ -1,12 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlock, Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { BetaMessage, MessageCreateParamsNonStreaming as BetaMessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import { betasFor } from '../context/server-context';
 import type { ModelReply, ModelRequest } from '../schemas/model';
 import { MissingApiKeyError } from './errors';
 import type { Model } from './port';
 
 /** The beta that unlocks `context_management` (server-side tool-result clearing); GA messages.create has no such field. */
-export const CONTEXT_MANAGEMENT_BETA = 'context-management-2025-06-27';
+export { CONTEXT_MANAGEMENT_BETA } from '../context/server-context';
 
 /** How the Anthropic adapter is built; values come from Config (ANTHROPIC_*, CASEWORK_MODEL*). */
 export interface AnthropicModelOptions {
@@ -35,13 +36,14 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
     offline: false,
     async create(request: ModelRequest): Promise<ModelReply> {
       const params = toParams(request, options);
-      const message =
-        'context_management' in params
-          ? await client.beta.messages.create({
-              ...(params as unknown as BetaMessageCreateParamsNonStreaming),
-              betas: [CONTEXT_MANAGEMENT_BETA],
-            })
-          : await client.messages.create(params);
+      // Server-side context editing and compaction live on the beta API, each under its own beta header.
+      const beta = (params as { context_management?: BetaMessageCreateParamsNonStreaming['context_management'] }).context_management;
+      const message = beta
+        ? await client.beta.messages.create({
+            ...(params as unknown as BetaMessageCreateParamsNonStreaming),
+            betas: betasFor(beta),
+          })
+        : await client.messages.create(params);
       return toReply(message);
     },
   };

@@ -26,7 +26,26 @@ function isToolOutcome(value: unknown): value is ToolOutcome {
   return !!value && typeof value === 'object' && typeof (value as ToolOutcome).is_error === 'boolean';
 }
 
-/** The worker's activity interceptors: tool metrics and customer-scoped log attributes. */
+/** True for recordCase's answer when this attempt wrote the case (a retry finds it already there). */
+function wroteCase(value: unknown): boolean {
+  return !!value && typeof value === 'object' && (value as { written?: unknown }).written === true;
+}
+
+/** Times every activity attempt (casework_activity_duration_seconds) and counts each closed case once. */
+async function timed(metrics: CaseworkMetrics, activity: string, run: () => Promise<unknown>): Promise<unknown> {
+  const started = performance.now();
+  try {
+    const result = await run();
+    metrics.recordActivity(activity, 'ok', (performance.now() - started) / 1000);
+    if (activity === 'recordCase' && wroteCase(result)) metrics.casesRecorded.inc();
+    return result;
+  } catch (error) {
+    metrics.recordActivity(activity, 'failed', (performance.now() - started) / 1000);
+    throw error;
+  }
+}
+
+/** The worker's activity interceptors: activity and tool metrics, and customer-scoped log attributes. */
 export function activityInterceptors(metrics: CaseworkMetrics): ActivityInterceptorsFactory {
   return (ctx: Context): ActivityInterceptors => {
     let attributes: Record<string, string> = {};
@@ -35,12 +54,12 @@ export function activityInterceptors(metrics: CaseworkMetrics): ActivityIntercep
         async execute(input, next) {
           attributes = inputLogAttributes(input.args[0]);
           const tool = ctx.info.activityType;
-          if (!isToolName(tool)) return next(input);
+          if (!isToolName(tool)) return timed(metrics, tool, () => next(input));
           const started = performance.now();
           const seconds = () => (performance.now() - started) / 1000;
           let result: unknown;
           try {
-            result = await next(input);
+            result = await timed(metrics, tool, () => next(input));
           } catch (error) {
             // Temporal logs the failure itself ("Activity failed"); here it is only counted.
             metrics.recordToolCall(tool, 'failed', seconds());

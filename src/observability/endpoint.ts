@@ -1,14 +1,19 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
+import type { Pool } from 'pg';
 import type { Config } from '../config';
+import { approvalAgesFrom } from './approval-ages';
+import { postgresProbe, temporalProbe } from './dependency-probes';
 import { processMetrics, type CaseworkMetrics } from './metrics';
 import { visibilityCounts } from './visibility';
 
 // The worker's operator endpoint on CASEWORK_METRICS_PORT:
 //   GET /metrics   casework's metrics, Node's default metrics and the Temporal runtime's own
 //                  (fetched from its loopback exporter and appended), in one scrape
-//   GET /healthz   200 while the worker polls, 503 otherwise (the container health check)
+//   GET /healthz   liveness: 200 while the worker is alive (starting, polling or draining)
+//   GET /readyz    readiness: 200 when it can take work now (polling, its dependencies answer),
+//                  503 naming what is missing (the container health check)
 
 /** What /healthz reports: ok, and details a person can read. */
 export type HealthCheck = () => { ok: boolean } & Record<string, unknown>;
@@ -22,6 +27,10 @@ export interface MetricsEndpointOptions {
   /** A client for the visibility counts behind casework_approvals_waiting; unset, those gauges stay empty. */
   client?: Client;
   health?: HealthCheck;
+  /** What /readyz reports; unset, /readyz answers as /healthz does. */
+  ready?: () => Promise<{ ok: boolean } & Record<string, unknown>>;
+  /** A pool of the role that migrates (it may read the refund trail across customers) and the reminder delay, for the approval-age gauges and the Postgres probe; unset, those stay empty. */
+  admin?: { pool: Pool; approvalReminderSeconds: number };
 }
 
 /** A running operator endpoint. */
@@ -52,6 +61,20 @@ export async function startMetricsEndpoint(options: MetricsEndpointOptions): Pro
         refreshMs: options.config.CASEWORK_METRICS_VISIBILITY_SECONDS * 1000,
       }),
     );
+    metrics.setDependencyProbe('temporal', temporalProbe(options.client));
+  }
+  if (options.admin) {
+    metrics.setApprovalAgeSource(
+      approvalAgesFrom(options.admin.pool, {
+        reminderSeconds: options.admin.approvalReminderSeconds,
+        refreshMs: options.config.CASEWORK_METRICS_VISIBILITY_SECONDS * 1000,
+      }),
+    );
+    metrics.setDependencyProbe('postgres', postgresProbe(options.admin.pool));
+  }
+  if (options.health) {
+    const health = options.health;
+    metrics.setPollingCheck(() => health().ok);
   }
   const send = (res: ServerResponse, status: number, type: string, body: string) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
@@ -65,11 +88,11 @@ export async function startMetricsEndpoint(options: MetricsEndpointOptions): Pro
       const temporal = options.temporalMetricsPort ? await temporalRuntimeMetrics(options.temporalMetricsPort) : '';
       return send(res, 200, metrics.registry.contentType, `${own.endsWith('\n') ? own : `${own}\n`}${temporal}`);
     }
-    if (path === '/healthz') {
-      const health = options.health?.() ?? { ok: true };
+    if (path === '/healthz' || path === '/readyz') {
+      const health = (path === '/readyz' ? await options.ready?.() : undefined) ?? options.health?.() ?? { ok: true };
       return send(res, health.ok ? 200 : 503, 'application/json', `${JSON.stringify(health)}\n`);
     }
-    return send(res, 404, 'text/plain', 'not found: GET /metrics or /healthz\n');
+    return send(res, 404, 'text/plain', 'not found: GET /metrics, /healthz or /readyz\n');
   };
   const server = createServer((req, res) => {
     handle(req, res).catch((error: Error) => send(res, 500, 'text/plain', `metrics failed: ${error.message}\n`));
@@ -90,6 +113,10 @@ export async function startMetricsEndpoint(options: MetricsEndpointOptions): Pro
     close: () =>
       new Promise<void>((resolvePromise) => {
         metrics.setOpenInvestigationSource(undefined);
+        metrics.setApprovalAgeSource(undefined);
+        metrics.setDependencyProbe('postgres', undefined);
+        metrics.setDependencyProbe('temporal', undefined);
+        metrics.setPollingCheck(undefined);
         server.closeAllConnections();
         server.close(() => resolvePromise());
       }),

@@ -1,4 +1,5 @@
 import { IllegalStateError } from '@temporalio/common';
+import { CASE_COST_BUCKETS_USD, WORKFLOW_METRIC } from '../schemas/workflow-metrics';
 import { DefaultLogger, Runtime, type LogEntry, type LogLevel, type Logger } from '@temporalio/worker';
 import type { Config } from '../config';
 import { FAILURE_FIELDS, scrubFailureText } from './log-scrub';
@@ -136,7 +137,7 @@ export function installTelemetry(config: Config, options: { write?: LineWriter }
       logger,
       telemetryOptions: {
         logging: { forward: {}, filter: { core: config.CASEWORK_LOG_LEVEL === 'debug' ? 'INFO' : 'WARN', other: 'ERROR' } },
-        ...(port ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}` } } } : {}),
+        ...(port ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, histogramBucketOverrides: { [WORKFLOW_METRIC.caseCost]: CASE_COST_BUCKETS_USD } } } } : {}),
       },
     });
     telemetry = { temporalMetricsPort: port, installed: true, logger };

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { createDeskMetrics, type DeskMetrics } from '../desk/metrics';
-import type { ModelPurpose, TokenUsage } from '../schemas/model';
+import { costOf } from '../context/accounting';
+import type { ModelPurpose, PriceTable, TokenUsage } from '../schemas/model';
 
 // casework's own Prometheus metrics. One registry per process (processMetrics), so several
 // workers created in one process (tests, the local stack) add to the same counters instead of
@@ -21,13 +22,42 @@ export interface OpenInvestigationCounts {
   investigating: number;
   awaiting_approval: number;
   waiting_for_customer: number;
+  needs_human: number;
 }
 
 /** The case statuses the open-investigation gauge reports, one label value each. */
-const OPEN_STATUSES = ['investigating', 'awaiting_approval', 'waiting_for_customer'] as const satisfies readonly (keyof OpenInvestigationCounts)[];
+const OPEN_STATUSES = ['investigating', 'awaiting_approval', 'waiting_for_customer', 'needs_human'] as const satisfies readonly (keyof OpenInvestigationCounts)[];
 
 /** Where the open-investigation gauges read from; set by startMetricsEndpoint. */
 export type OpenInvestigationSource = () => Promise<OpenInvestigationCounts>;
+
+/** Refund requests still waiting for a person, from the refund trail in Postgres. */
+export interface ApprovalAges {
+  waiting: number;
+  /** Seconds the oldest waiting request has waited; 0 when none waits. */
+  oldestSeconds: number;
+  /** Requests waiting longer than the reminder delay: a reminder went out and nobody acted. */
+  pastReminder: number;
+}
+
+/** Where the approval-age gauges read from; set by startMetricsEndpoint. */
+export type ApprovalAgeSource = () => Promise<ApprovalAges>;
+
+/** Whether a dependency answered its last probe. */
+export type DependencyProbe = () => Promise<boolean>;
+
+/** The dependencies casework_dependency_up reports, one label value each. */
+export const DEPENDENCIES = ['postgres', 'temporal'] as const;
+
+/** One of DEPENDENCIES. */
+export type Dependency = (typeof DEPENDENCIES)[number];
+
+/** The settings an operator compares the approval and cost gauges against; exported as gauges so alert rules need no copy of them. */
+export interface OperatorLimits {
+  approvalReminderSeconds: number;
+  approvalAutoDenySeconds: number;
+  caseBudgetUsd: number;
+}
 
 /** The names casework's metrics are exported under, for dashboards, alerts and tests. */
 export const METRIC = {
@@ -44,6 +74,17 @@ export const METRIC = {
   visibilityErrors: 'casework_visibility_count_errors_total',
   eventsRefused: 'casework_events_refused_total',
   runsRecovered: 'casework_runs_recovered_total',
+  modelCost: 'casework_model_cost_usd_total',
+  activitySeconds: 'casework_activity_duration_seconds',
+  casesRecorded: 'casework_cases_recorded_total',
+  approvalOldestWait: 'casework_approval_oldest_wait_seconds',
+  approvalsPastReminder: 'casework_approvals_past_reminder',
+  approvalReminder: 'casework_approval_reminder_seconds',
+  approvalAutoDeny: 'casework_approval_auto_deny_seconds',
+  caseBudget: 'casework_case_budget_usd',
+  approvalCountErrors: 'casework_approval_count_errors_total',
+  dependencyUp: 'casework_dependency_up',
+  workerPolling: 'casework_worker_polling',
 } as const;
 
 /** casework's metrics and the registry they are exported from. */
@@ -51,6 +92,11 @@ export class CaseworkMetrics {
   readonly registry = new Registry();
   private readonly inputTotals = new Map<string, Record<InputTokenKind, number>>();
   private openSource: OpenInvestigationSource | undefined;
+  private approvalSource: ApprovalAgeSource | undefined;
+  private probes: Partial<Record<Dependency, DependencyProbe>> = {};
+  private polling: (() => boolean) | undefined;
+  private prices: PriceTable | undefined;
+  private limitGauges: Record<keyof OperatorLimits, Gauge> | undefined;
 
   /** Desk webhooks received / rejected by reason, replies and notes posted / failed by desk (names in DESK_METRICS). */
   readonly desk: DeskMetrics = createDeskMetrics(this.registry);
@@ -119,6 +165,33 @@ export class CaseworkMetrics {
     registers: [this.registry],
   });
 
+  readonly modelCost = new Counter({
+    name: METRIC.modelCost,
+    help: 'What model calls cost in US dollars at the configured prices (CASEWORK_PRICE_*), by purpose; divided by casework_cases_recorded_total it is the cost per case.',
+    labelNames: ['purpose'] as const,
+    registers: [this.registry],
+  });
+
+  readonly activitySeconds = new Histogram({
+    name: METRIC.activitySeconds,
+    help: 'Duration of every activity attempt in seconds, by activity type and outcome (ok, failed): loadMemory is the recall at the start of a turn, callModel the model step.',
+    labelNames: ['activity', 'outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [this.registry],
+  });
+
+  readonly casesRecorded = new Counter({
+    name: METRIC.casesRecorded,
+    help: "Closed cases written to the customer's memory (recordCase), once per case: a retry that finds the record already there is not counted.",
+    registers: [this.registry],
+  });
+
+  readonly approvalCountErrors = new Counter({
+    name: METRIC.approvalCountErrors,
+    help: 'Failed reads of the refund trail behind the approval-age gauges (the gauges then keep their last value).',
+    registers: [this.registry],
+  });
+
   constructor(options: { defaultMetrics?: boolean } = {}) {
     // prom-client calls collect() with `this` bound to the gauge, so the metrics are reached by closure.
     const inputTotals = this.inputTotals;
@@ -155,6 +228,50 @@ export class CaseworkMetrics {
         for (const status of OPEN_STATUSES) this.set({ status }, counts[status]);
       },
     });
+    const approvalAges = () => this.approvalAges();
+    new Gauge({
+      name: METRIC.approvalOldestWait,
+      help: 'Seconds the oldest refund request still waiting for a person has waited (cluster-wide, from Postgres; aggregate with max). Compare with casework_approval_auto_deny_seconds.',
+      registers: [this.registry],
+      async collect() {
+        const ages = await approvalAges();
+        if (ages) this.set(ages.oldestSeconds);
+      },
+    });
+    new Gauge({
+      name: METRIC.approvalsPastReminder,
+      help: 'Refund requests waiting longer than the reminder delay: the reminder went out and nobody has approved or denied (cluster-wide, from Postgres; aggregate with max).',
+      registers: [this.registry],
+      async collect() {
+        const ages = await approvalAges();
+        if (ages) this.set(ages.pastReminder);
+      },
+    });
+    const probes = this.probes;
+    new Gauge({
+      name: METRIC.dependencyUp,
+      help: 'Whether this process reached a dependency at the last scrape (1) or not (0), by dependency: postgres, temporal.',
+      labelNames: ['dependency'] as const,
+      registers: [this.registry],
+      async collect() {
+        await Promise.all(
+          DEPENDENCIES.map(async (dependency) => {
+            const probe = probes[dependency];
+            if (probe) this.set({ dependency }, (await probe().catch(() => false)) ? 1 : 0);
+          }),
+        );
+      },
+    });
+    const polling = () => this.polling?.();
+    new Gauge({
+      name: METRIC.workerPolling,
+      help: "1 while this process's worker is RUNNING (polling its task queue), 0 otherwise.",
+      registers: [this.registry],
+      collect() {
+        const running = polling();
+        if (running !== undefined) this.set(running ? 1 : 0);
+      },
+    });
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -176,6 +293,47 @@ export class CaseworkMetrics {
     }
     this.inputTotals.set(purpose, totals);
     this.modelOutputTokens.inc({ purpose }, usage.output_tokens || 0);
+    if (this.prices) this.modelCost.inc({ purpose }, costOf(usage, this.prices));
+  }
+
+  /** Sets the price table model calls are costed at (casework_model_cost_usd_total); unset, cost is not counted. */
+  setPrices(prices: PriceTable | undefined): void {
+    this.prices = prices;
+  }
+
+  /**
+   * Exports the operator's limits as gauges (only in a process that sets them, the worker, so
+   * a process without them shows no series rather than a misleading 0).
+   */
+  setLimits(limits: OperatorLimits): void {
+    const gauge = (name: string, help: string) => new Gauge({ name, help, registers: [this.registry] });
+    this.limitGauges ??= {
+      approvalReminderSeconds: gauge(METRIC.approvalReminder, 'CASEWORK_APPROVAL_REMINDER_HOURS in seconds: when a waiting refund request gets its reminder.'),
+      approvalAutoDenySeconds: gauge(METRIC.approvalAutoDeny, 'CASEWORK_APPROVAL_TIMEOUT_HOURS in seconds: when a waiting refund request is denied automatically.'),
+      caseBudgetUsd: gauge(METRIC.caseBudget, 'CASEWORK_CASE_BUDGET_USD: the model cost per case an operator expects to stay under (the cost-per-case alert compares with it).'),
+    };
+    for (const key of Object.keys(this.limitGauges) as (keyof OperatorLimits)[]) this.limitGauges[key].set(limits[key]);
+  }
+
+  /** Records one activity attempt of any type. */
+  recordActivity(activity: string, outcome: 'ok' | 'failed', seconds: number): void {
+    this.activitySeconds.observe({ activity, outcome }, seconds);
+  }
+
+  /** Sets where the approval-age gauges read from (the refund trail). */
+  setApprovalAgeSource(source: ApprovalAgeSource | undefined): void {
+    this.approvalSource = source;
+  }
+
+  /** Sets the probe behind casework_dependency_up for one dependency. */
+  setDependencyProbe(dependency: Dependency, probe: DependencyProbe | undefined): void {
+    if (probe) this.probes[dependency] = probe;
+    else delete this.probes[dependency];
+  }
+
+  /** Sets what casework_worker_polling reads (the worker's state). */
+  setPollingCheck(check: (() => boolean) | undefined): void {
+    this.polling = check;
   }
 
   /** Records one tool activity attempt. */
@@ -189,6 +347,16 @@ export class CaseworkMetrics {
   /** Sets where the approvals and open-investigation gauges read their counts (a visibility query). */
   setOpenInvestigationSource(source: OpenInvestigationSource | undefined): void {
     this.openSource = source;
+  }
+
+  private async approvalAges(): Promise<ApprovalAges | undefined> {
+    if (!this.approvalSource) return undefined;
+    try {
+      return await this.approvalSource();
+    } catch {
+      this.approvalCountErrors.inc();
+      return undefined;
+    }
   }
 
   private async openCounts(): Promise<OpenInvestigationCounts | undefined> {

@@ -6,7 +6,7 @@ import type { OpenInvestigationCounts, OpenInvestigationSource } from './metrics
 // process's own events: it stays right across restarts, continue-as-new and many replicas.
 // Counts are cached so frequent scrapes (or several replicas) do not hammer visibility.
 
-const OPEN_STATUSES: (keyof OpenInvestigationCounts & CaseStatus)[] = ['investigating', 'awaiting_approval', 'waiting_for_customer'];
+const OPEN_STATUSES: (keyof OpenInvestigationCounts & CaseStatus)[] = ['investigating', 'awaiting_approval', 'waiting_for_customer', 'needs_human'];
 
 function quoted(value: string): string {
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;

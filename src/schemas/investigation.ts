@@ -1,3 +1,4 @@
+import type { PostStatus } from './case-state';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { CaseNotes } from './case-notes';
 import type { PriceTable, TokenUsage } from './model';
@@ -74,8 +75,26 @@ export interface InvestigationSettings {
   deskWebhook?: boolean;
   /** false: every tool is a remote activity and one reply's calls run one at a time (tool-dispatch.ts); absent: read-only tools run locally, side by side. */
   localReadTools?: false;
+  /** Clear by the cache-optimal schedule (src/context/cache-schedule-rule.ts) instead of every `clearEvery` steps; absent in runs started before it. */
+  cacheSchedule?: CacheScheduleSettings;
   /** True keeps the transcript in the transcript log and sends the model activity the step's plan (CASEWORK_HISTORY_BY_REFERENCE); unset, the workflow keeps the whole transcript and sends the lean messages every step. */
   historyByReference?: boolean;
+}
+
+/** The cache-optimal clearing schedule's settings. */
+export interface CacheScheduleSettings {
+  /** Every request stays under this many tokens where clearing can keep it there. */
+  peakTokens: number;
+  /** Share of waits on a person answered within the hour, for the 1-hour cache decision. */
+  withinHourShare: number;
+}
+
+/** What the cache schedule remembers between steps. */
+export interface CacheScheduleState {
+  /** The context strategy this run uses, as the console names it. */
+  strategy: string;
+  /** The TTL the last request's breakpoints carried. */
+  lastTtl: '5m' | '1h';
 }
 
 /** One message the customer sent, as the ticketing system delivered it. */
@@ -173,6 +192,8 @@ export interface CarriedState {
   emptyReplies: number;
   /** Every recovery from a broken run, the latest last. */
   recoveries: RecoveredFrom[];
+  /** The context strategy and the cache TTL of the last request (absent in runs from before they were recorded). */
+  cache?: CacheScheduleState;
   /** Shown as the next step's context event (e.g. the run was recovered), then cleared. */
   contextEventDue: string | null;
   /** Replies and notes for the desk ticket (absent in runs from before desks were wired). */
@@ -191,7 +212,8 @@ export interface DeskPostItem {
   sequence: number;
   body: string;
   tags?: string[];
-  status?: 'open' | 'pending' | 'solved';
+  /** The case state the post tells the desk (each desk maps it to its own status); legacy names in outboxes carried from before. */
+  status?: PostStatus;
 }
 
 /** The desk outbox: what was numbered, what waits to be posted, and what a desk refused. Carried across continue-as-new. */
@@ -249,4 +271,6 @@ export interface InvestigationStatus {
   recoveredFrom?: RecoveredFrom | null;
   /** The desk outbox, for runs that post to a desk: pending, posted and refused posts. */
   desk?: DeskOutbox;
+  /** The context strategy the run clears by (absent in runs from before it was recorded). */
+  contextStrategy?: string;
 }

@@ -14,6 +14,8 @@ export interface PriceTable {
   output_per_mtok: number;
   cache_write_multiplier: number;
   cache_read_multiplier: number;
+  /** One-hour cache writes (cache_control ttl "1h"); absent means the API's 2x. */
+  cache_write_1h_multiplier?: number;
 }
 
 /** What the model activity is asked to do; `purpose` picks the prompt family in the offline model. */

@@ -75,6 +75,8 @@ interface StepPlanBase {
   replySeq: number;
   max_tokens: number;
   extra?: Record<string, unknown>;
+  /** Where the request's cache breakpoints go and their TTL (the cache schedule's call); absent, the defaults. */
+  cache?: { ttl?: '5m' | '1h'; writeTail?: boolean };
 }
 
 /** The first shape: the layout as objects and the cleared results as tool_use ids. */

@@ -1,14 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mayReadAll, type Authenticator } from './auth';
 import { createRouteContext, type AppDeps, type RouteContext, type Trace } from './context';
-import { CONSOLE_PREFIX, consoleRoute } from './console/routes';
+import { CONSOLE_PREFIX, consoleRoute, openConsole } from './console/routes';
 import { errorAnswer, HttpError, sendHtml, sendJson, type Answer } from './http';
 import { webhookRouteDesk } from '../desk/route';
 import { deskSettings } from '../desk/settings';
 import { postEvent } from './routes/events';
 import { sendMetrics } from './routes/metrics';
 import { createWebhookHandler, type WebhookHandler } from './routes/webhooks';
-import { health } from './routes/health';
+import { liveness, readiness } from './routes/health';
 import { decide, getInvestigation, workflowIdOf } from './routes/investigations';
 import { CUSTOMER_ROUTE, customerRoute } from './routes/customers';
 import { MEMORY_ROUTE, memoryRoute } from './routes/memory';
@@ -21,12 +21,13 @@ export { RETRY_AFTER_SECONDS, type AppDeps, type RequestLog } from './context';
 //   GET  /investigations/:id                   the status query's answer
 //   POST /investigations/:id/approve | /deny   {requestId, approver?, reason?} via the validated update
 //   GET|PATCH|DELETE /customers/:id/memory…    the memory routes (routes/memory.ts)
-//   GET  /healthz                              200 when Temporal answers, else 503 (no credentials needed)
+//   GET  /healthz                              liveness: 200 while the process answers (no credentials needed)
+//   GET  /readyz                               readiness: 200 when Temporal, Postgres and the keys are there, else 503 naming what is missing
 //   POST /webhooks/{zendesk|intercom|freshdesk} a desk's signed webhook -> 202 (routes/webhooks.ts; the signature is the credential)
 //   GET  /metrics                              Prometheus text (a key that may read every customer's cases)
 //   GET|POST /console…                         the support team's pages (console/routes.ts), HTML
 // Every request gets exactly one answer: each route returns one, and every error becomes one.
-// `casework console` (deps.routes = 'console') serves only the console, / (a redirect to it) and /healthz.
+// `casework console` (deps.routes = 'console') serves only the console, / (a redirect to it), /healthz and /readyz.
 
 /** The request handler and the authenticator it uses. */
 export interface App {
@@ -60,7 +61,11 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
   }
   if (path === '/healthz') {
     onlyMethod(method, 'GET', path);
-    return health(ctx);
+    return liveness(ctx);
+  }
+  if (path === '/readyz') {
+    onlyMethod(method, 'GET', path);
+    return readiness(ctx);
   }
   if (path === '/events') {
     onlyMethod(method, 'POST', path);
@@ -80,10 +85,10 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
   if (memory) return memoryRoute(ctx, req, memory, trace);
   const customer = CUSTOMER_ROUTE.exec(path);
   if (customer) return customerRoute(ctx, req, customer, trace);
-  throw new HttpError(404, `no route ${method} ${path.slice(0, 200)}; see GET /healthz, POST /events, GET /investigations/:id`);
+  throw new HttpError(404, `no route ${method} ${path.slice(0, 200)}; see GET /readyz, POST /events, GET /investigations/:id`);
 }
 
-/** The routes of `casework console`: the console's pages and /healthz, nothing that takes events or JSON. */
+/** The routes of `casework console`: the console's pages, /healthz and /readyz, nothing that takes events or JSON. */
 async function consoleOnlyRoute(ctx: RouteContext, req: IncomingMessage, path: string, trace: Trace): Promise<Answer> {
   const method = req.method ?? 'GET';
   if (path === '/') {
@@ -92,7 +97,11 @@ async function consoleOnlyRoute(ctx: RouteContext, req: IncomingMessage, path: s
   }
   if (path === '/healthz') {
     onlyMethod(method, 'GET', path);
-    return health(ctx);
+    return liveness(ctx);
+  }
+  if (path === '/readyz') {
+    onlyMethod(method, 'GET', path);
+    return readiness(ctx);
   }
   if (path === CONSOLE_PREFIX || path.startsWith(`${CONSOLE_PREFIX}/`)) return consoleRoute(ctx, req, path, trace);
   throw new HttpError(404, `no route ${method} ${path.slice(0, 200)}: this is the support console (${CONSOLE_PREFIX}); the JSON API is \`casework serve\``);
@@ -102,6 +111,8 @@ async function consoleOnlyRoute(ctx: RouteContext, req: IncomingMessage, path: s
 export function createApp(deps: AppDeps): App {
   const ctx = createRouteContext(deps);
   const consoleOnly = deps.routes === 'console';
+  // The console's keys are loaded now, so a process without them fails at start, not on a page.
+  openConsole(ctx);
   // A desk listed in CASEWORK_DESKS without its secret fails here, at start, naming the variable.
   const webhooks = consoleOnly ? undefined : createWebhookHandler(ctx, deps.desk ?? deskSettings(deps.config));
   return {
@@ -119,6 +130,8 @@ export function createApp(deps: AppDeps): App {
         answer = errorAnswer(error);
         if (answer.status === 500) trace.error = `${(error as Error).name}: ${(error as Error).message}`;
       }
+      // Checked again here: a request that began before the drain is answered with it too.
+      if (deps.isShuttingDown?.() && !res.headersSent) res.setHeader('connection', 'close');
       if (!res.headersSent && answer) {
         if (answer.html !== undefined) sendHtml(res, answer.status, answer.html, answer.headers);
         else sendJson(res, answer.status, answer.body, answer.headers);

@@ -51,6 +51,8 @@ export interface Authenticator {
   authenticate(req: IncomingMessage): Principal | undefined;
   /** The principal of a key presented some other way (the console's sign-in form), or undefined. */
   authenticateKey(key: string): Principal | undefined;
+  /** What the key labelled `label` may do now, or undefined once no configured key has that label (it was revoked). */
+  principalOfLabel(label: string): Principal | undefined;
 }
 
 interface KeyEntry {
@@ -135,7 +137,13 @@ export function createAuthenticator(options: { apiKeys?: string; open?: boolean 
           'or, for local development only, CASEWORK_HTTP_OPEN=true / `casework serve --open` (no authentication, 127.0.0.1 only)',
       );
     }
-    return { mode: 'open', keyCount: 0, authenticate: () => OPEN_PRINCIPAL, authenticateKey: () => OPEN_PRINCIPAL };
+    return {
+      mode: 'open',
+      keyCount: 0,
+      authenticate: () => OPEN_PRINCIPAL,
+      authenticateKey: () => OPEN_PRINCIPAL,
+      principalOfLabel: (label) => (label === OPEN_PRINCIPAL.label ? OPEN_PRINCIPAL : undefined),
+    };
   }
   const byKey = (token: string): Principal | undefined => {
     // Digests have one length, and every entry is compared, so timing says nothing about which key came close.
@@ -154,6 +162,7 @@ export function createAuthenticator(options: { apiKeys?: string; open?: boolean 
       return token === undefined ? undefined : byKey(token);
     },
     authenticateKey: (key) => (key ? byKey(key) : undefined),
+    principalOfLabel: (label) => entries.find((entry) => entry.principal.label === label)?.principal,
   };
 }
 

@@ -4,16 +4,21 @@ import type { AddressInfo } from 'node:net';
 import type { ExternalStorage, Payload, PayloadCodec } from '@temporalio/common';
 import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workflow';
 import { z } from 'zod';
+import type { Pool } from 'pg';
 import type { Config } from '../config';
-import { kindOf, RefusedError } from '../errors';
+import { BadInputError, kindOf, RefusedError } from '../errors';
 import { productionMode } from '../temporal/codec/keys';
+import { codecCookie, ownOrigin, sessionCookieOf, sessionProblem, sessionValue, SIGN_IN_HEADERS, signInPage } from './codec-session';
 import { HttpError, readBodyText, sendJson } from './http';
+import { HEALTH_DEADLINE_MS, keysHealth, postgresHealth } from './routes/health';
 
 // Temporal's codec-server protocol: POST …/encode and …/decode, each taking and answering
 // {"payloads":[{"metadata":{"k":"<base64>"},"data":"<base64>"}]} (Payloads as proto3 JSON).
 // Only the last path segment is read, so the server can be mounted under any prefix. The web
 // UI calls it from the browser, so it answers CORS preflights for the allowed origins; the
-// CLI calls it with `--codec-endpoint` (and `--codec-auth "Bearer <token>"`).
+// CLI calls it with `--codec-endpoint` (and `--codec-auth "Bearer <token>"`). GET /healthz
+// (alive) and GET /readyz (the keys load, and Postgres answers when stored payloads are read
+// there) need no token: they say nothing about any payload.
 
 /** Largest request body accepted: Temporal refuses payloads above 2 MB, plus base64 and envelope. */
 export const MAX_CODEC_BODY_BYTES = 4 * 1024 * 1024;
@@ -42,6 +47,49 @@ export interface CodecServerOptions {
   namespace?: string;
   /** Called once per answered encode/decode, for an audit trail: never with payload contents. */
   onRequest?: (event: { operation: 'encode' | 'decode'; namespace?: string; payloads: number; origin?: string }) => void;
+  /** What GET /readyz reports: each check "ok" or what is missing; unset, ready whenever alive. */
+  readiness?: () => Promise<Record<string, string>>;
+  /** True once the server is draining: /readyz then answers 503. */
+  isShuttingDown?: () => boolean;
+  /** Called once per request the server did not answer with payloads, saying why: never with payload contents or the credential sent. */
+  onRefused?: (event: CodecRefusal) => void;
+}
+
+/** Why a codec request got no payloads back. */
+export type RefusalReason =
+  | 'origin'
+  | 'credential_missing'
+  | 'credential_wrong'
+  | 'namespace'
+  | 'path'
+  | 'method'
+  | 'body'
+  /** The payloads could not be decoded (a key id this server lacks, tampered data). */
+  | 'undecodable'
+  | 'internal';
+
+/** One refused codec request, as logged: what was asked, from where, the answer and why. */
+export interface CodecRefusal {
+  reason: RefusalReason;
+  status: number;
+  method: string;
+  path: string;
+  origin?: string;
+  namespace?: string;
+  /** The refusal in words (the message the caller got); never a payload. */
+  detail: string;
+}
+
+/** An HTTP refusal that knows which RefusalReason it is, for the log line. */
+class Refusal extends HttpError {
+  constructor(
+    readonly reason: RefusalReason,
+    status: number,
+    message: string,
+    headers?: Record<string, string>,
+  ) {
+    super(status, message, headers);
+  }
 }
 
 function fromJson(p: z.infer<typeof PayloadJson>): Payload {
@@ -54,10 +102,12 @@ function toJson(p: Payload): { metadata: Record<string, string>; data: string } 
   return { metadata, data: Buffer.from(p.data ?? new Uint8Array()).toString('base64') };
 }
 
-function tokenMatches(header: string | undefined, digest: Buffer): boolean {
-  const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
-  if (!match) return false;
-  return timingSafeEqual(createHash('sha256').update(match[1]!).digest(), digest);
+/** Why a request's credential is refused, or undefined when it matches. */
+function credentialProblem(header: string | undefined, digest: Buffer): 'credential_missing' | 'credential_wrong' | undefined {
+  if (!header?.trim()) return 'credential_missing';
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!match) return 'credential_wrong';
+  return timingSafeEqual(createHash('sha256').update(match[1]!).digest(), digest) ? undefined : 'credential_wrong';
 }
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
@@ -65,7 +115,7 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new HttpError(400, `request body is not valid JSON: ${(error as Error).message}`);
+    throw new Refusal('body', 400, `request body is not valid JSON: ${(error as Error).message}`);
   }
 }
 
@@ -75,15 +125,86 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
   const origins = new Set(options.allowedOrigins);
   const storage = options.externalStorage ? new ExternalStorageRunner(options.externalStorage) : undefined;
 
-  async function handle(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<void> {
+  // While draining (even for a request that began before), each answer closes its connection,
+  // so a keep-alive caller reconnects to another replica and the drain ends with the answer.
+  const closing = (): Record<string, string> => (options.isShuttingDown?.() ? { connection: 'close' } : {});
+  const reply = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => sendJson(res, status, body, { ...headers, ...closing() });
+
+  async function probe(path: string, res: ServerResponse): Promise<void> {
+    if (path === '/healthz') return reply(res, 200, { status: 'alive', draining: options.isShuttingDown?.() ?? false });
+    if (options.isShuttingDown?.()) return reply(res, 503, { error: 'shutting down: draining requests in flight', draining: true, retryable: true });
+    const checks = (await options.readiness?.()) ?? {};
+    const missing = Object.entries(checks).filter(([, v]) => v !== 'ok');
+    if (!missing.length) return reply(res, 200, { status: 'ready', ...checks });
+    const error = `not ready: ${missing.map(([name, why]) => `${name}: ${why}`).join('; ')}`;
+    reply(res, 503, { error, ...Object.fromEntries(Object.entries(checks).map(([k, v]) => [k, v === 'ok' ? 'ok' : 'down'])), retryable: true });
+  }
+
+  /** The browser sign-in (codec-session.ts): its own page, so it answers its own origin, not the UI's. */
+  async function signIn(req: IncomingMessage, res: ServerResponse, segment: 'sign-in' | 'sign-out'): Promise<void> {
     const origin = req.headers.origin;
-    if (origin !== undefined && !origins.has(origin)) throw new HttpError(403, `origin ${origin} may not call this codec server`);
-    const operation = new URL(req.url ?? '/', 'http://codec').pathname.replace(/\/+$/, '').split('/').pop();
-    if (operation !== 'encode' && operation !== 'decode') throw new HttpError(404, 'the codec server answers POST …/encode and …/decode');
+    if (origin !== undefined && origin !== ownOrigin(req)) throw new Refusal('origin', 403, `origin ${origin} may not sign in here: open this server's own sign-in page`);
+    const page = (status: number, html: string, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { ...SIGN_IN_HEADERS, ...headers });
+      res.end(html);
+    };
+    const namespace = options.namespace;
+    if (options.token === undefined)
+      return page(200, signInPage({ namespace, note: 'This codec server requires no token (loopback development): the web UI may call it as it is.' }));
+    if (req.method === 'GET') {
+      const cookie = sessionCookieOf(req);
+      return page(200, signInPage({ namespace, signedIn: cookie !== undefined && sessionProblem(cookie, options.token) === undefined }));
+    }
+    if (req.method !== 'POST') throw new Refusal('method', 405, `${segment} takes GET or POST`, { allow: 'GET, POST' });
+    if (segment === 'sign-out') return page(200, signInPage({ namespace, note: 'Signed out.' }), { 'set-cookie': codecCookie(req, null) });
+    const sent = new URLSearchParams(await readBodyText(req, 4096)).get('token')?.trim() ?? '';
+    const problem = !sent ? 'credential_missing' : credentialProblem(`Bearer ${sent}`, digest!);
+    if (problem) {
+      options.onRefused?.({
+        reason: problem,
+        status: 401,
+        method: 'POST',
+        path: new URL(req.url ?? '/', 'http://codec').pathname,
+        ...(origin !== undefined ? { origin } : {}),
+        detail: problem === 'credential_missing' ? 'sign-in without a token' : "sign-in with a token that is not this server's",
+      });
+      return page(401, signInPage({ namespace, note: "That is not this codec server's token." }));
+    }
+    page(200, signInPage({ namespace, signedIn: true, note: 'Signed in.' }), { 'set-cookie': codecCookie(req, sessionValue(options.token)) });
+  }
+
+  /** Why the request is not authorised: its bearer token, else its sign-in cookie; undefined when one of them is good. */
+  function authProblem(req: IncomingMessage): { reason: 'credential_missing' | 'credential_wrong'; said: string } | undefined {
+    if (!digest || options.token === undefined) return undefined;
+    const header = credentialProblem(req.headers.authorization, digest);
+    if (!header) return undefined;
+    const cookie = sessionCookieOf(req);
+    if (header === 'credential_missing' && cookie !== undefined) {
+      const problem = sessionProblem(cookie, options.token);
+      return problem ? { reason: 'credential_wrong', said: `the sign-in cookie is ${problem}: sign in again at this server's /sign-in page` } : undefined;
+    }
+    return header === 'credential_missing'
+      ? {
+          reason: header,
+          said: 'no Authorization header or sign-in cookie was sent (from the web UI: sign in at this server\'s /sign-in page and turn on "Include cross-origin credentials")',
+        }
+      : { reason: header, said: "the bearer token sent is not this server's" };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://codec').pathname.replace(/\/+$/, '');
+    if ((path === '/healthz' || path === '/readyz') && req.method === 'GET') return probe(path, res);
+    const origin = req.headers.origin;
+    const segment = new URL(req.url ?? '/', 'http://codec').pathname.replace(/\/+$/, '').split('/').pop();
+    if (segment === 'sign-in' || segment === 'sign-out') return signIn(req, res, segment);
+    if (origin !== undefined && !origins.has(origin)) throw new Refusal('origin', 403, `origin ${origin} may not call this codec server`);
+    const operation = segment;
+    if (operation !== 'encode' && operation !== 'decode') throw new Refusal('path', 404, 'the codec server answers POST …/encode and …/decode');
     if (req.method === 'OPTIONS') {
       // Preflight: browsers send it without credentials, so it is answered before the token check.
       res.writeHead(204, {
         ...cors,
+        ...closing(),
         'access-control-allow-methods': 'POST, OPTIONS',
         'access-control-allow-headers': ALLOWED_HEADERS.join(', '),
         'access-control-max-age': '600',
@@ -91,16 +212,17 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
       res.end();
       return;
     }
-    if (req.method !== 'POST') throw new HttpError(405, `${operation} takes POST`, { allow: 'POST, OPTIONS' });
-    if (digest && !tokenMatches(req.headers.authorization, digest)) {
-      throw new HttpError(401, 'a valid "Authorization: Bearer <token>" header is required', { 'www-authenticate': 'Bearer' });
+    if (req.method !== 'POST') throw new Refusal('method', 405, `${operation} takes POST`, { allow: 'POST, OPTIONS' });
+    const problem = authProblem(req);
+    if (problem) {
+      throw new Refusal(problem.reason, 401, `a valid "Authorization: Bearer <token>" header or sign-in cookie is required: ${problem.said}`, { 'www-authenticate': 'Bearer' });
     }
     const namespace = typeof req.headers['x-namespace'] === 'string' ? req.headers['x-namespace'] : undefined;
     if (options.namespace && namespace && namespace !== options.namespace) {
-      throw new HttpError(403, `this codec server decodes namespace ${options.namespace}, not ${namespace}`);
+      throw new Refusal('namespace', 403, `this codec server decodes namespace ${options.namespace}, not ${namespace}`);
     }
     const parsed = PayloadsJson.safeParse(await readBody(req));
-    if (!parsed.success) throw new HttpError(400, 'body must be {"payloads":[{"metadata":{...base64},"data":"<base64>"}]}');
+    if (!parsed.success) throw new Refusal('body', 400, 'body must be {"payloads":[{"metadata":{...base64},"data":"<base64>"}]}');
     let payloads = parsed.data.payloads.map(fromJson);
     if (operation === 'encode') {
       for (const codec of options.codecs) payloads = await codec.encode(payloads);
@@ -109,38 +231,84 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
       for (const codec of [...options.codecs].reverse()) payloads = await codec.decode(payloads);
     }
     options.onRequest?.({ operation, namespace, payloads: payloads.length, origin });
-    sendJson(res, 200, { payloads: payloads.map(toJson) }, cors);
+    reply(res, 200, { payloads: payloads.map(toJson) }, cors);
   }
 
   return (req, res) => {
     const origin = req.headers.origin;
     const cors: Record<string, string> =
       origin !== undefined && origins.has(origin) ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' } : { vary: 'Origin' };
+    const refused = (reason: RefusalReason, status: number, detail: string) => {
+      const namespace = typeof req.headers['x-namespace'] === 'string' ? req.headers['x-namespace'] : undefined;
+      const path = new URL(req.url ?? '/', 'http://codec').pathname;
+      options.onRefused?.({ reason, status, method: req.method ?? 'GET', path, ...(origin !== undefined ? { origin } : {}), ...(namespace ? { namespace } : {}), detail });
+    };
     handle(req, res, cors).catch((error: unknown) => {
-      if (error instanceof HttpError) return sendJson(res, error.status, { error: error.message }, { ...cors, ...error.headers });
+      if (error instanceof HttpError) {
+        refused(error instanceof Refusal ? error.reason : 'body', error.status, error.message);
+        return reply(res, error.status, { error: error.message }, { ...cors, ...error.headers });
+      }
       // A payload this server cannot decode (unknown key id, tampered data) is the caller's to see; anything else is ours.
       const kind = kindOf(error);
       const status = kind === 'not_found' || kind === 'bad_input' ? 422 : 500;
-      sendJson(res, status, { error: status === 422 ? (error as Error).message : 'codec server failed; see its log' }, cors);
+      // casework's own errors name a key id or a failed check, never a payload's contents; anything else is logged by name only.
+      refused(status === 422 ? 'undecodable' : 'internal', status, kind ? (error as Error).message : `${(error as Error).name ?? 'Error'} while decoding`);
+      reply(res, status, { error: status === 422 ? (error as Error).message : 'codec server failed; see its log' }, cors);
     });
   };
 }
 
-/** The origins the codec server admits: CASEWORK_CODEC_CORS_ORIGINS, else the origin of TEMPORAL_UI_URL. */
+/** Names of this machine's loopback interface: a browser on it may show the same UI under any of them. */
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1'];
+
+/**
+ * An origin and its loopback twins: the UI at http://localhost:8233 is the same page as at
+ * http://127.0.0.1:8233 (the dev server prints the one, compose publishes on the other), so
+ * either is admitted when the other is configured. Other origins stand alone.
+ */
+function withLoopbackTwins(origin: string): string[] {
+  const url = new URL(origin);
+  if (!LOOPBACK_NAMES.includes(url.hostname)) return [url.origin];
+  return LOOPBACK_NAMES.map((name) => {
+    const twin = new URL(url.origin);
+    twin.hostname = name;
+    return twin.origin;
+  });
+}
+
+/**
+ * The origins the codec server admits: CASEWORK_CODEC_CORS_ORIGINS, else the origin of
+ * TEMPORAL_UI_URL, each loopback origin with its twin (localhost and 127.0.0.1).
+ */
 export function allowedOriginsFor(config: Pick<Config, 'CASEWORK_CODEC_CORS_ORIGINS' | 'TEMPORAL_UI_URL'>): string[] {
-  if (config.CASEWORK_CODEC_CORS_ORIGINS)
-    return config.CASEWORK_CODEC_CORS_ORIGINS.split(',')
-      .map((o) => o.trim())
-      .filter(Boolean);
-  return [new URL(config.TEMPORAL_UI_URL).origin];
+  const configured = config.CASEWORK_CODEC_CORS_ORIGINS
+    ? config.CASEWORK_CODEC_CORS_ORIGINS.split(',')
+        .map((o) => o.trim())
+        .filter(Boolean)
+    : [config.TEMPORAL_UI_URL];
+  const origins: string[] = [];
+  for (const entry of configured) {
+    let twins: string[];
+    try {
+      twins = withLoopbackTwins(entry);
+    } catch {
+      throw new BadInputError(`CASEWORK_CODEC_CORS_ORIGINS: "${entry}" is not an origin (scheme://host[:port], e.g. http://127.0.0.1:8233)`);
+    }
+    for (const origin of twins) if (!origins.includes(origin)) origins.push(origin);
+  }
+  return origins;
 }
 
 /** A running codec server; `url` is what `--codec-endpoint` and the web UI's codec setting take. */
 export interface RunningCodecServer {
   server: Server;
   url: string;
-  close(): Promise<void>;
+  /** Stops accepting, lets requests in flight finish (up to `graceMs`), then closes every connection. */
+  close(graceMs?: number): Promise<void>;
 }
+
+/** How long the codec server's shutdown waits for requests in flight. */
+export const CODEC_SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * Starts the codec server on CASEWORK_CODEC_SERVER_HOST:PORT (port 0 picks one). Without a
@@ -148,23 +316,48 @@ export interface RunningCodecServer {
  */
 export async function startCodecServer(
   config: Config,
-  options: Omit<CodecServerOptions, 'token' | 'allowedOrigins' | 'namespace'> & { port?: number },
+  options: Omit<CodecServerOptions, 'token' | 'allowedOrigins' | 'namespace' | 'readiness' | 'isShuttingDown'> & { port?: number; pool?: Pool },
 ): Promise<RunningCodecServer> {
   const token = config.CASEWORK_CODEC_SERVER_TOKEN;
   const host = config.CASEWORK_CODEC_SERVER_HOST;
   if (!token && (productionMode(config) || host !== '127.0.0.1')) {
     throw new RefusedError('the codec server decrypts payloads: set CASEWORK_CODEC_SERVER_TOKEN (it may run without one only on 127.0.0.1, outside production mode)');
   }
-  const handler = createCodecHandler({ ...options, token, allowedOrigins: allowedOriginsFor(config), namespace: config.TEMPORAL_NAMESPACE });
+  let draining = false;
+  const { pool } = options;
+  const readiness = async () => ({
+    keys: keysHealth(config),
+    ...(pool ? { postgres: await postgresHealth(pool, HEALTH_DEADLINE_MS) } : {}),
+  });
+  const handler = createCodecHandler({
+    ...options,
+    token,
+    allowedOrigins: allowedOriginsFor(config),
+    namespace: config.TEMPORAL_NAMESPACE,
+    readiness,
+    isShuttingDown: () => draining,
+  });
   const server = createServer(handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? config.CASEWORK_CODEC_SERVER_PORT, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
   return {
     server,
     url: `http://${host}:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close(graceMs = CODEC_SHUTDOWN_GRACE_MS) {
+      closing ??= new Promise<void>((resolve) => {
+        draining = true;
+        const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
   };
 }

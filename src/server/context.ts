@@ -60,6 +60,8 @@ export interface AppDeps {
   transcriptLog?: TranscriptLog;
   /** Which routes to serve: every one (`casework serve`, the default), or only the console and /healthz (`casework console`). */
   routes?: 'all' | 'console';
+  /** The clock console sessions expire by (ms since the epoch); Date.now unless a test injects one. */
+  now?: () => number;
 }
 
 /** Per-request facts the log line reports. */

@@ -7,6 +7,9 @@ import type { Config } from '../config';
 import { connectionOptions } from '../temporal/connection';
 import { dataConverterFor } from '../temporal/data-converter';
 import { createApp, type App, type AppDeps, type RequestLog } from './app';
+import { traceRequest } from '../observability/http-tracing';
+import { currentTracing, startTracing } from '../observability/tracing';
+import { tracingClientInterceptors } from '../observability/worker-tracing';
 
 type Out = (line: string) => void;
 
@@ -29,7 +32,8 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 export async function startServer(deps: Omit<AppDeps, 'isShuttingDown'>, port: number, host = '127.0.0.1'): Promise<RunningServer> {
   let draining = false;
   const app = createApp({ ...deps, isShuttingDown: () => draining });
-  const server: Server = createServer((req, res) => void app.handle(req, res));
+  // Tracing is decided once, at start: off, requests go straight to the app.
+  const server: Server = createServer(currentTracing() ? (req, res) => void traceRequest(req, res, () => app.handle(req, res)) : (req, res) => void app.handle(req, res));
   // CONNECT asks for a tunnel, not a resource; Node hands it to this event, and with no listener
   // drops the connection unanswered. It gets one answer like every other request.
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
@@ -89,5 +93,7 @@ export function jsonLog(config: Config, out: Out): (entry: RequestLog | (Record<
 export function lazyClient(config: Config, options: { pool?: Pool } = {}): { client: Client; close(): Promise<void> } {
   const dataConverter = dataConverterFor(config, options.pool);
   const connection = Connection.lazy({ ...connectionOptions(config), connectTimeout: '5 seconds' });
-  return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter }), close: () => connection.close() };
+  // The endpoint's traces start here when OTEL_EXPORTER_OTLP_ENDPOINT is set: signal-with-start carries their context.
+  const interceptors = tracingClientInterceptors(startTracing(config, { serviceName: 'casework-api' }));
+  return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter, interceptors }), close: () => connection.close() };
 }

@@ -3,6 +3,8 @@ import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { CONNECT_ATTEMPTS, connectionOptions, withConnectTimeout } from './connection';
 import { dataConverterFor } from './data-converter';
+import { currentTracing } from '../observability/tracing';
+import { tracingClientInterceptors } from '../observability/worker-tracing';
 
 /** A connected Temporal client; `close()` releases the connection. */
 export interface TemporalClient {
@@ -38,5 +40,7 @@ export async function connectClient(config: Config, options: ClientOptions = {})
     },
     { timeoutMs, attempts: CONNECT_ATTEMPTS },
   );
-  return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter }), close: () => connection.close() };
+  // When this process traces (started by its command), signal-with-start and signals carry the trace context.
+  const interceptors = tracingClientInterceptors(currentTracing());
+  return { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter, interceptors }), close: () => connection.close() };
 }

@@ -1,3 +1,4 @@
+import type { CacheHints } from '../context/cache-breakpoints';
 import type { MessageParam, ToolResultBlockParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { appendAssistant } from '../context/replies';
 import { encodeLayout, encodeSeqs } from '../context/plan-encoding';
@@ -90,7 +91,7 @@ export function written(s: CarriedState, entries: readonly LogEntry[]): void {
 }
 
 /** This step's plan: what to write, the live tail's layout, the cleared results, the context versions, where the reply goes. */
-export function stepPlan(run: Run, options: { max_tokens: number; extra?: Record<string, unknown> }): StepPlan {
+export function stepPlan(run: Run, options: { max_tokens: number; extra?: Record<string, unknown>; cache?: CacheHints }): StepPlan {
   const { s } = run;
   numberTranscript(s);
   const context: ContextRefs = {
@@ -104,6 +105,7 @@ export function stepPlan(run: Run, options: { max_tokens: number; extra?: Record
     replySeq: logState(s).nextSeq,
     max_tokens: options.max_tokens,
     ...(options.extra ? { extra: options.extra } : {}),
+    ...(options.cache ? { cache: options.cache } : {}),
   };
   if (!run.compactPlans) return { workflowId: run.id.workflowId, layout: layoutOf(s.transcript), clearedIds: s.clearedIds, ...common };
   return { v: 2, layout: encodeLayout(layoutOf(s.transcript)), cleared: encodeSeqs(clearedSeqs(s)), ...common };

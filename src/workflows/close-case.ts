@@ -1,4 +1,5 @@
 import { ActivityFailure, condition, log } from '@temporalio/workflow';
+import { countHandOff, recordCaseCost } from './case-metrics';
 import { needsHumanNote } from './desk-notes';
 import { liveTail } from './context-step';
 import { compactionPlan, notesLogged, written } from './by-reference';
@@ -14,12 +15,14 @@ export async function closeCase(run: Run): Promise<void> {
   for (;;) {
     try {
       await recordOutcome(run);
+      recordCaseCost(run.s.costUsd);
       return;
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       log.error('the case could not be recorded; waiting for a person to resume', { error: failureText(error) });
       const reason = `the case could not be recorded: ${failureText(error)}`;
       run.s.handOffs.push({ reason, at: new Date().toISOString(), step: run.s.step, resolution: null });
+      countHandOff('record_failed');
       run.s.awaiting = 'person';
       queueNote(run, needsHumanNote({ workflowId: run.id.workflowId, reason }));
       publish(run.id, run.s);

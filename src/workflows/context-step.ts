@@ -4,11 +4,13 @@ import { clearingTrigger, idsToClear } from '../context/clearing';
 import { chooseSplit } from '../context/split';
 import { leanTokens } from '../context/references';
 import { compacted, compactionPlan, notesLogged } from './by-reference';
-import type { CarriedState, InvestigationSettings } from '../schemas/investigation';
+import type { CarriedState } from '../schemas/investigation';
 import { addUsage } from '../schemas/model';
 import type { Run } from './state';
 import { SYSTEM_PROMPT } from './prompt';
 import { TOOLS } from './tool-dispatch';
+import { scheduledTrigger } from './cache-schedule';
+import type { CacheHints } from '../context/cache-breakpoints';
 
 // The context step before each model call: a clearing batch when one is due, compaction when
 // the chat has grown long, then the lean request. Both change only what is sent; the
@@ -20,19 +22,22 @@ export function liveTail(s: CarriedState) {
 }
 
 /** Runs a clearing batch if one is due now; returns what it did, for the step record. */
-function clearIfDue(s: CarriedState, settings: InvestigationSettings): string | undefined {
+function clearIfDue(run: Run): string | undefined {
+  const { s, settings } = run;
   // With thinking on, the API's own context editing clears (it keeps thinking blocks valid).
   if (settings.thinking) return undefined;
   const trigger = s.shrinkContext
     ? 'context_window'
-    : clearingTrigger({
-        step: s.step,
-        lastBatchStep: s.lastBatchStep,
-        clearEvery: settings.clearEvery,
-        lastModelCallAt: s.lastModelCallAt,
-        now: Date.now(),
-        cacheTtlMs: settings.cacheTtlMs,
-      });
+    : run.cacheSchedule
+      ? scheduledTrigger(s, settings, run.cacheSchedule, Date.now(), () => ({ built: buildRequest(s), tail: liveTail(s) }))
+      : clearingTrigger({
+          step: s.step,
+          lastBatchStep: s.lastBatchStep,
+          clearEvery: settings.clearEvery,
+          lastModelCallAt: s.lastModelCallAt,
+          now: Date.now(),
+          cacheTtlMs: settings.cacheTtlMs,
+        });
   if (!trigger) return undefined;
   s.clearedIds = idsToClear(liveTail(s), settings.keepRecent);
   s.notesShown = s.agentNotes;
@@ -70,15 +75,16 @@ async function compactByReference(run: Run, split: number) {
 
 /** Clearing and compaction as due; returns the context events of this step, if any. */
 export async function prepareContext(run: Run): Promise<string | undefined> {
-  const events = [clearIfDue(run.s, run.settings), await compactIfLong(run)].filter((e): e is string => e !== undefined);
+  const events = [clearIfDue(run), await compactIfLong(run)].filter((e): e is string => e !== undefined);
   // A reply that ran out of context asked for one shrink, now done.
   run.s.shrinkContext = false;
   return events.length ? events.join('; ') : undefined;
 }
 
-/** The lean request for this step: rules, tools, memory, notes and the tail with cleared results. */
-export function buildRequest(s: CarriedState): BuiltContext {
+/** The lean request for this step: rules, tools, memory, notes and the tail with cleared results; `cache` places its breakpoints. */
+export function buildRequest(s: CarriedState, cache?: CacheHints): BuiltContext {
   return buildContext({
+    ...(cache ? { cache } : {}),
     system: SYSTEM_PROMPT,
     tools: TOOLS,
     messages: liveTail(s),

@@ -1,6 +1,7 @@
 import { ActivityFailure, log, patched, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DeskNote } from './desk-notes';
 import { parseDeskTicketId } from '../schemas/desk-ticket';
+import type { CaseState } from '../schemas/case-state';
 import type { DeskOutbox, DeskPostItem, InvestigationInput } from '../schemas/investigation';
 import { SA } from '../schemas/search-attributes';
 import type { Run } from './state';
@@ -14,6 +15,12 @@ import type { Run } from './state';
 
 /** The patch that introduced desk posts; histories without its marker post nothing. */
 export const DESK_POSTS_PATCH = 'desk-posts';
+/**
+ * The patch after which a ticket from POST /events posts whenever the worker has the generic
+ * webhook, whatever the starter's configuration said (settings.deskWebhook): the worker, which
+ * posts, decides. Histories without its marker decide as they did.
+ */
+export const DESK_POSTS_WORKER_DECIDES_PATCH = 'desk-posts-worker-decides';
 
 /** An outbox with nothing numbered yet. */
 export function emptyOutbox(): DeskOutbox {
@@ -22,12 +29,16 @@ export function emptyOutbox(): DeskOutbox {
 
 /**
  * Decides, once at the start of a run, whether it posts to a desk: tickets from a desk webhook
- * always do; tickets from POST /events only when the generic webhook is configured. A desk
- * ticket's run shows the desk and its ticket id as search attributes.
+ * always do; tickets from POST /events when the worker has the generic webhook (the first post
+ * finds out: "skipped" ends the posting). A desk ticket's run shows the desk and its ticket id
+ * as search attributes.
  */
 export function startDeskPosts(run: Run, input: Pick<InvestigationInput, 'ticketId' | 'settings'>): void {
   const ref = parseDeskTicketId(input.ticketId);
-  if (!ref && !input.settings.deskWebhook) return;
+  if (!ref) {
+    if (patched(DESK_POSTS_WORKER_DECIDES_PATCH)) run.deskIfConfigured = true;
+    else if (!input.settings.deskWebhook) return;
+  }
   if (!patched(DESK_POSTS_PATCH)) return;
   run.postsToDesk = true;
   if (ref) {
@@ -45,9 +56,9 @@ function enqueue(run: Run, item: Omit<DeskPostItem, 'sequence'>): void {
   outbox.pending.push({ ...item, sequence });
 }
 
-/** Queues a reply the customer sees (a public comment, an admin reply, a ticket reply). */
-export function queueReply(run: Run, text: string): void {
-  enqueue(run, { kind: 'reply', body: text });
+/** Queues a reply the customer sees (a public comment, an admin reply, a ticket reply), with the case state it leaves the ticket in, if any. */
+export function queueReply(run: Run, text: string, status?: CaseState): void {
+  enqueue(run, { kind: 'reply', body: text, ...(status ? { status } : {}) });
 }
 
 /** Queues an internal note only the team sees, with the tags and status it sets. */
@@ -77,7 +88,7 @@ export async function flushDeskPosts(run: Run): Promise<string | undefined> {
   if (!run.postsToDesk || !outbox) return undefined;
   for (let item = outbox.pending[0]; item; item = outbox.pending[0]) {
     try {
-      await run.acts.postToDesk({
+      const result = await run.acts.postToDesk({
         workflowId: run.id.workflowId,
         ticketId: run.id.ticketId,
         kind: item.kind,
@@ -86,6 +97,12 @@ export async function flushDeskPosts(run: Run): Promise<string | undefined> {
         ...(item.tags ? { tags: item.tags } : {}),
         ...(item.status ? { status: item.status } : {}),
       });
+      if (result.outcome === 'skipped' && run.deskIfConfigured) {
+        // The worker has no generic webhook: this run keeps its replies in its status only, as runs without a desk always have.
+        run.postsToDesk = false;
+        delete run.s.desk;
+        return undefined;
+      }
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       const why = error.cause instanceof Error ? error.cause.message : error.message;

@@ -1,4 +1,5 @@
 import { log, setHandler } from '@temporalio/workflow';
+import { countHandOff, type HandOffKind } from './case-metrics';
 import { needsHumanNote } from './desk-notes';
 import { appendAssistant, appendUserText } from '../context/replies';
 import { repairTranscript } from '../context/transcript-check';
@@ -21,9 +22,10 @@ export const HOLDING_REPLY =
  * note on the desk ticket), and waits for a person. When the desk itself refused casework's
  * posts (`deskRefused`), nothing more is queued for it: the status, the memo and the log say so.
  */
-export function handOff(run: Run, reason: string, options: { deskRefused?: boolean } = {}): void {
+export function handOff(run: Run, kind: HandOffKind, reason: string, options: { deskRefused?: boolean } = {}): void {
   const { s } = run;
-  log.warn('investigation needs a person', { reason, step: s.step });
+  log.warn('investigation needs a person', { kind, reason, step: s.step });
+  countHandOff(kind);
   s.handOffs.push({ reason, at: new Date().toISOString(), step: s.step, resolution: null });
   // Any tool_use left without its result is answered, so the transcript stays valid.
   s.transcript = repairTranscript(s.transcript);
@@ -86,7 +88,8 @@ export function installHandOffHandlers(run: Run): void {
       appendAssistant(run.s.transcript, { role: 'assistant', content: [{ type: 'text', text }] });
       run.s.lastReply = text;
       run.s.awaiting = 'customer';
-      queueReply(run, text);
+      // A person has answered: the ticket now waits on the customer, as after casework's own reply.
+      queueReply(run, text, run.s.pending ? undefined : 'awaiting_customer');
       publish(run.id, run.s);
       return { replied: true as const };
     },

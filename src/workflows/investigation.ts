@@ -4,14 +4,19 @@ import { customerText } from '../context/transcript';
 import type { InboxMessage, InvestigationInput, InvestigationStatus } from '../schemas/investigation';
 import { activitiesFor } from './activities';
 import { closeCase } from './close-case';
-import { flushDeskPosts, hasPendingPosts, queueReply, startDeskPosts } from './desk-posts';
+import { caseClosedNote } from './desk-notes';
+import { flushDeskPosts, hasPendingPosts, queueNote, queueReply, startDeskPosts } from './desk-posts';
 import { handOff, installHandOffHandlers, resolveOnClose, resumeOnCustomerMessage } from './hand-off';
 import { carriedStateQuery, closeTicketSignal, customerMessageSignal, statusQuery } from './investigation-api';
 import { markRecovered } from './recovery';
 import { installDecisionHandlers, pendingDecision, settleDecision, watchApproval } from './refund-approval';
 import { publish, startingState, statusOf, type Run } from './state';
 import { afterReply, failureText, modelStep } from './turn';
+import { CACHE_SCHEDULE_PATCH } from './cache-schedule';
 import { carriedByReference, HISTORY_BY_REFERENCE_PATCH, HISTORY_PLAN_COMPACT_PATCH, logState } from './by-reference';
+
+/** The patch after which casework closing a case solves (resolves, closes) the desk ticket; runs from before leave it as it was. */
+export const DESK_CLOSE_PATCH = 'desk-close-status';
 
 /** What the customer is told when the step cap ends a turn. */
 const STEP_CAP_REPLY = 'I have not been able to finish looking into this within my step limit, so I have passed your case to a colleague, who will reply to you here.';
@@ -38,6 +43,8 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     // Plans in their compact shape for runs started after it shipped; runs in flight keep sending the first shape.
     run.compactPlans = patched(HISTORY_PLAN_COMPACT_PATCH);
   }
+  // Runs started with the schedule clear by it; runs recorded before it replay with their fixed batches.
+  if (settings.cacheSchedule && patched(CACHE_SCHEDULE_PATCH)) run.cacheSchedule = settings.cacheSchedule;
   const { id, s, acts } = run;
   let closeRequested = false;
   let stepsThisRun = 0;
@@ -83,7 +90,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
   /** Posts what the turn queued for the desk; a desk that refuses for good hands the case to a person. */
   const postToDesk = async () => {
     const refused = await flushDeskPosts(run);
-    if (refused) handOff(run, refused, { deskRefused: true });
+    if (refused) handOff(run, 'desk_refused', refused, { deskRefused: true });
   };
 
   // The conversation: turns of the customer, the model, people deciding refunds or taking over,
@@ -106,7 +113,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     if (decision) {
       const settled = await settleDecision(run, decision);
       if ('failed' in settled) {
-        handOff(run, settled.failed);
+        handOff(run, 'decision_failed', settled.failed);
         continue;
       }
       appendUserText(s.transcript, [{ type: 'text', text: settled.note }]);
@@ -150,6 +157,8 @@ export async function investigation(input: InvestigationInput): Promise<Investig
 
   resolveOnClose(run);
   await closeCase(run);
+  // A case casework closes (the follow-up window passed) closes the desk ticket too; one the desk closed is left as the desk set it.
+  if (!closeRequested && run.postsToDesk && patched(DESK_CLOSE_PATCH)) queueNote(run, caseClosedNote());
   await postToDesk();
   publish(id, s, true);
   return statusOf(id, s);

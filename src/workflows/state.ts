@@ -1,6 +1,6 @@
 import { upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import { EMPTY_AGENT_NOTES } from '../context/agent-notes';
-import type { CarriedState, CaseStatus, HandOff, InvestigationInput, InvestigationSettings, InvestigationStatus } from '../schemas/investigation';
+import type { CacheScheduleSettings, CarriedState, CaseStatus, HandOff, InvestigationInput, InvestigationSettings, InvestigationStatus } from '../schemas/investigation';
 import type { RunActivities } from './activities';
 import { NO_USAGE } from '../schemas/model';
 import { SA } from '../schemas/search-attributes';
@@ -98,6 +98,7 @@ export function statusOf(id: RunIdentity, s: CarriedState): InvestigationStatus 
     refunds: s.refunds,
     recoveredFrom: s.recoveries[s.recoveries.length - 1] ?? null,
     ...(s.desk ? { desk: s.desk } : {}),
+    ...(s.cache ? { contextStrategy: s.cache.strategy } : {}),
   };
 }
 
@@ -143,8 +144,12 @@ export interface Run {
   acts: RunActivities;
   /** True when this run posts its replies and notes to a desk (desk-posts.ts decides once, at start). */
   postsToDesk?: boolean;
+  /** True when the run posts only if the worker has a desk for its ticket: the first post answering "skipped" ends the posting. */
+  deskIfConfigured?: boolean;
   /** True when this run keeps its transcript by reference in the transcript log (patch history-by-reference, decided once, at start). */
   byRef?: boolean;
   /** History by reference sends its plans in the compact shape (patch `history-plan-compact`). */
   compactPlans?: boolean;
+  /** The cache-optimal clearing schedule this run follows (patch `cache-optimal-schedule`, decided once, at start). */
+  cacheSchedule?: CacheScheduleSettings;
 }

@@ -1,4 +1,4 @@
-import { ActivityFailure } from '@temporalio/workflow';
+import { ActivityFailure, patched } from '@temporalio/workflow';
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { costOf } from '../context/accounting';
 import { contextManagementEdits } from '../context/clearing';
@@ -6,8 +6,11 @@ import { appendAssistant, appendUserText, assistantMessage, EMPTY_REPLY_NUDGE, p
 import { toolResultMessage, toolUses } from '../context/transcript';
 import { repairTranscript, requestProblems } from '../context/transcript-check';
 import { addUsage, type ModelReply } from '../schemas/model';
-import { buildRequest, prepareContext } from './context-step';
-import { queueReply } from './desk-posts';
+import { buildRequest, liveTail, prepareContext } from './context-step';
+import { cacheHintsFor, strategyName } from './cache-schedule';
+import { describeLeaks, publicReplyLeaks } from '../context/public-reply';
+import { replyHeldNote } from './desk-notes';
+import { queueNote, queueReply } from './desk-posts';
 import { handOff } from './hand-off';
 import { publish, type Run } from './state';
 import { runTools } from './tool-dispatch';
@@ -17,6 +20,9 @@ import type { StepPlan } from '../schemas/transcript-log';
 // One step of the conversation: the model call on the lean context, and what its reply leads
 // to (tools, a continuation, the end of the turn, a hand-over). The loop in investigation.ts
 // decides when a step is due.
+
+/** The patch that checks each reply for internal details before the customer sees it; runs from before replay without it. */
+export const PUBLIC_REPLY_CHECK_PATCH = 'public-reply-check';
 
 /** Empty replies in a row a turn tolerates before a person takes over. */
 const MAX_EMPTY_REPLIES = 2;
@@ -39,16 +45,20 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
       s.transcript = repairTranscript(s.transcript);
       built = buildRequest(s);
     }
+    // Where the breakpoints go and for how long: the cache schedule's call, for runs that follow it.
+    const cache = cacheHintsFor(run, { built, tail: liveTail(s) });
+    if (cache) built = buildRequest(s, cache);
     const problems = requestProblems(built);
     if (problems.length) {
-      handOff(run, `the conversation breaks the Messages API's rules and could not be repaired: ${problems.join('; ')}`);
+      handOff(run, 'transcript_invalid', `the conversation breaks the Messages API's rules and could not be repaired: ${problems.join('; ')}`);
       return null;
     }
     const extra = settings.thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, context_management: contextManagementEdits(settings.keepRecent) } : undefined;
     // By reference, the activity is sent the step's plan and rebuilds these same messages from the transcript log.
-    if (run.byRef) plan = stepPlan(run, { max_tokens: settings.maxTokens, extra });
+    if (run.byRef) plan = stepPlan(run, { max_tokens: settings.maxTokens, extra, ...(cache ? { cache } : {}) });
     const reply = plan ? await acts.callModelOnPlan(plan) : await acts.callModel({ purpose: 'investigate', ...built, max_tokens: settings.maxTokens, extra });
     s.lastModelCallAt = Date.now();
+    s.cache = { strategy: strategyName(settings, run.cacheSchedule !== undefined), lastTtl: cache?.ttl ?? '5m' };
     s.model = reply.model;
     const cost = costOf(reply.usage, settings.prices);
     s.totals = addUsage(s.totals, reply.usage);
@@ -62,7 +72,7 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
       tools: toolUses(reply.content).map((u) => u.name),
       usage: reply.usage,
       cost_usd: cost,
-      context_event: joinEvents(s.contextEventDue, contextEvent),
+      context_event: joinEvents(s.contextEventDue, contextEvent, cache?.ttl === '1h' ? 'cached for an hour before a wait on a person' : undefined),
     };
     if (run.byRef) recordStepByReference(s, record);
     else s.steps.push(record);
@@ -71,7 +81,7 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     if (plan) skipAfterFailedCall(s, plan);
-    handOff(run, `the model could not be asked: ${failureText(error)}`);
+    handOff(run, 'model_failed', `the model could not be asked: ${failureText(error)}`);
     return null;
   }
 }
@@ -96,7 +106,7 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
         else results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.content, ...(outcome.is_error ? { is_error: true } : {}) });
       }
       s.transcript.push(toolResultMessage(results, drainInbox()));
-      if (unavailable) handOff(run, unavailable);
+      if (unavailable) handOff(run, 'tool_unavailable', unavailable);
       else publish(id, s);
       return;
     }
@@ -107,18 +117,28 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
     case 'empty':
       s.emptyReplies += 1;
       if (s.emptyReplies > MAX_EMPTY_REPLIES) {
-        handOff(run, `the model gave ${s.emptyReplies} empty replies in a row`);
+        handOff(run, 'empty_replies', `the model gave ${s.emptyReplies} empty replies in a row`);
         return;
       }
       appendUserText(s.transcript, [{ type: 'text', text: EMPTY_REPLY_NUDGE }]);
       return;
     case 'refused':
-      handOff(run, `the model declined to answer${plan.text ? `: ${plan.text.slice(0, 300)}` : ''}`);
+      handOff(run, 'model_declined', `the model declined to answer${plan.text ? `: ${plan.text.slice(0, 300)}` : ''}`);
       return;
-    case 'reply':
+    case 'reply': {
+      const leaks = publicReplyLeaks(plan.text);
+      // Runs from before the check (no marker) replay as they ran: their reply went out as written.
+      if (leaks.length && patched(PUBLIC_REPLY_CHECK_PATCH)) {
+        const what = describeLeaks(leaks);
+        queueNote(run, replyHeldNote({ what, text: plan.text }));
+        handOff(run, 'reply_held', `a reply was held back because it showed the customer ${what}`);
+        return;
+      }
       s.lastReply = plan.text;
       s.awaiting = 'customer';
-      queueReply(run, plan.text);
+      // A reply while a refund waits for approval leaves the ticket in the internal wait; otherwise it waits on the customer.
+      queueReply(run, plan.text, s.pending ? undefined : 'awaiting_customer');
       return;
+    }
   }
 }

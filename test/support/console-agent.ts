@@ -26,14 +26,18 @@ export interface ConsoleAgent {
 
 const CSRF_INPUT = /name="csrf" value="([^"]+)"/;
 
-/** An agent for the console served at `base` (e.g. http://127.0.0.1:1234). */
-export function consoleAgent(base: string): ConsoleAgent {
+/**
+ * An agent for the console served at `base` (e.g. http://127.0.0.1:1234), or at whichever
+ * replica `base()` names for each request (a balancer, as far as the console can tell).
+ */
+export function consoleAgent(base: string | (() => string)): ConsoleAgent {
+  const baseOf = typeof base === 'string' ? () => base : base;
   const jar = new Map<string, string>();
   const setCookies: string[] = [];
   let csrf = '';
   const send = async (method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<ConsoleAnswer> => {
     const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(base + path, { method, body, redirect: 'manual', headers: { ...(cookie ? { cookie } : {}), ...headers } });
+    const res = await fetch(baseOf() + path, { method, body, redirect: 'manual', headers: { ...(cookie ? { cookie } : {}), ...headers } });
     for (const line of res.headers.getSetCookie()) {
       setCookies.push(line);
       const [pair = ''] = line.split(';');

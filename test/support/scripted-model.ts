@@ -112,7 +112,8 @@ function hasCacheControl(x: object): boolean {
  * Why the Messages API would refuse this request, or null when it would accept it: roles
  * alternate starting with the user; no empty content or text; every tool_use is answered by a
  * tool_result with its id in the very next user message, results first, and no result answers
- * a call that was not made; tool_use ids are unique; at most four cache_control breakpoints.
+ * a call that was not made; tool_use ids are unique; at most four cache_control breakpoints,
+ * 1h entries before 5m ones.
  */
 export function requestProblem(request: ModelRequest): string | null {
   const { messages } = request;
@@ -160,6 +161,14 @@ export function requestProblem(request: ModelRequest): string | null {
   const breakpoints =
     request.system.filter(hasCacheControl).length + request.tools.filter(hasCacheControl).length + messages.reduce((n, m) => n + blocksOf(m).filter(hasCacheControl).length, 0);
   if (breakpoints > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}`;
+  // Longer-lived entries come first in prefix order (tools, system, messages): a 1h mark after a 5m one is refused.
+  const ttls = [...request.tools, ...request.system, ...messages.flatMap((m) => blocksOf(m))].flatMap((x) => {
+    const mark = (x as { cache_control?: { ttl?: unknown } | null }).cache_control;
+    return mark ? [mark.ttl ?? '5m'] : [];
+  });
+  const unknownTtl = ttls.find((ttl) => ttl !== '5m' && ttl !== '1h');
+  if (unknownTtl !== undefined) return `cache_control.ttl: Input should be '5m' or '1h', got ${JSON.stringify(unknownTtl)}`;
+  if (ttls.some((ttl, i) => ttl === '1h' && ttls.slice(0, i).includes('5m'))) return "a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block";
   return null;
 }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { BadInputError, NotFoundError } from '../../errors';
 import type { Pool, PoolClient } from 'pg';
 import { z } from 'zod';
+import { formatMoney } from '../../context/money';
 import { ToolError, type ToolContext } from '../../schemas/tool-call';
 import { defineTool, defineTypedTool } from './define';
 import { readPayments } from './payments';
@@ -104,10 +105,13 @@ export async function requestRefund(client: PoolClient, context: ToolContext, in
   const reserved = open.reduce((n, r) => n + r.amount_cents, 0);
   const available = Math.max(0, payments.refundable_cents - reserved);
   if (input.amount_cents > available) {
-    const pending = open.length ? `, and ${reserved} cents are already requested in ${open.map((r) => r.request_id).join(', ')}` : '';
+    // In money, as the order's currency shows it: the model may repeat this to the customer, who thinks in pounds, not in "cents" or request ids.
+    const currency = await orderCurrency(client, customerId, input.order_id);
+    const m = (minor: number) => formatMoney(minor, currency);
+    const pending = open.length ? `, and ${m(reserved)} is already asked for in ${open.length === 1 ? 'a request' : `${open.length} requests`} awaiting a decision` : '';
     throw new ToolError(
-      `Refund of ${input.amount_cents} cents refused: order ${input.order_id} was charged ${payments.charged_cents} cents, ` +
-        `${payments.refunded_cents} cents are already refunded${pending}, so at most ${available} cents can be requested.`,
+      `Refund of ${m(input.amount_cents)} refused: order ${input.order_id} was charged ${m(payments.charged_cents)}, ` +
+        `${m(payments.refunded_cents)} is already refunded${pending}, so at most ${m(available)} can be requested.`,
     );
   }
 

@@ -5,6 +5,10 @@ import { buildContext } from '../../context/build-context';
 import { CACHE_TTL_MS, clearingTrigger, idsToClear, KEEP_RECENT } from '../../context/clearing';
 import { estimateMessageTokens, estimateRequestTokens, estimateTokens, estimateToolTokens } from '../../context/tokens';
 import { CUSTOMER_PREFIX, STUB } from '../../context/wire';
+import type { ScheduleWorkload } from '../../context/clearing-schedule';
+import { overPeak, tailWorthWriting } from '../../context/cache-schedule-rule';
+import { estimateBlockTokens } from '../../context/tokens';
+import { SCHEDULE_PEAK, scheduleTable, type ScheduleTable } from './context-schedule';
 
 // The long-investigation scenario (docs/architecture.md, "Working memory"), replayed through the
 // project's own clearing, context building, cache simulator and cost code: 3,000 tokens of
@@ -83,12 +87,18 @@ export interface PolicyView {
   now: number;
   /** Tokens this step would send if nothing new were cleared. */
   tokensIfUnchanged: number;
+  /** Tokens the last step added. */
+  stepGrowth: number;
+  /** Tokens this step would send after a batch now. */
+  tokensIfCleared: number;
 }
 
 /** A clearing policy: when to recompute the set of cleared results. */
 export interface ClearingPolicy {
   name: string;
   clearNow(view: PolicyView): boolean;
+  /** Whether this step's tail is written to the cache (after any batch); written when absent. */
+  writeTail?(view: PolicyView & { tokensNow: number }): boolean;
 }
 
 /** Batch threshold for the token-budget policy: clear once a request would pass this. */
@@ -109,6 +119,11 @@ export const POLICIES: readonly ClearingPolicy[] = [
   {
     name: `batch over ${TOKEN_BUDGET / 1000}k tokens + cold cache`,
     clearNow: (v) => clearingTrigger({ ...v, clearEvery: 0, cacheTtlMs: CACHE_TTL_MS, clearAboveTokens: TOKEN_BUDGET, contextTokens: v.tokensIfUnchanged }) !== null,
+  },
+  {
+    name: `online rule, peak ${SCHEDULE_PEAK / 1000}k`,
+    clearNow: (v) => clearingTrigger({ ...v, clearEvery: 0, cacheTtlMs: CACHE_TTL_MS }) !== null || overPeak({ ...v, peakTokens: SCHEDULE_PEAK }),
+    writeTail: (v) => tailWorthWriting({ contextTokens: v.tokensNow, stepGrowthTokens: v.stepGrowth, tokensIfCleared: v.tokensIfCleared, peakTokens: SCHEDULE_PEAK }),
   },
 ];
 
@@ -133,12 +148,16 @@ function replay(policy: ClearingPolicy, prices: PriceTable, pause: boolean): Rep
   let batches = 0;
   for (let step = 1; step <= SCENARIO.steps; step += 1) {
     const tokensIfUnchanged = estimateRequestTokens(buildContext({ system, tools, messages: transcript, clearedIds }));
-    if (policy.clearNow({ step, lastBatchStep, lastModelCallAt, now, tokensIfUnchanged })) {
+    const tokensIfCleared = estimateRequestTokens(buildContext({ system, tools, messages: transcript, clearedIds: idsToClear(transcript, SCENARIO.keep_recent) }));
+    const view = { step, lastBatchStep, lastModelCallAt, now, tokensIfUnchanged, tokensIfCleared, stepGrowth: step > 1 ? tokensIfUnchanged - tokensAtLastStep : 0 };
+    if (policy.clearNow(view)) {
       clearedIds = idsToClear(transcript, SCENARIO.keep_recent);
       lastBatchStep = step;
       batches += 1;
     }
-    const request = buildContext({ system, tools, messages: transcript, clearedIds });
+    const tokensNow = estimateRequestTokens(buildContext({ system, tools, messages: transcript, clearedIds }));
+    const writeTail = policy.writeTail?.({ ...view, tokensNow }) ?? true;
+    const request = buildContext({ system, tools, messages: transcript, clearedIds, cache: { writeTail } });
     tokensAtLastStep = estimateRequestTokens(request);
     const usage = cache.account(request, now);
     totals = addCall(totals, usage, prices);
@@ -169,6 +188,48 @@ export interface ContextBenchResult {
   scenario: typeof SCENARIO;
   prices: PriceTable;
   rows: ContextBenchRow[];
+  /** The schedule tables, priced by the exact cache cost model, at 30, 100 and 300 steps. */
+  schedules: ScheduleTable[];
+}
+
+/** Run lengths of the schedule tables. */
+export const SCHEDULE_STEPS = [30, 100, 300] as const;
+
+/** The scenario as step shapes for the cache cost model: the same blocks, sized by the same estimator, `steps` long. */
+export function scenarioWorkload(steps: number): ScheduleWorkload {
+  const { system, tools, opening } = scenarioStart();
+  const openingBlocks = typeof opening.content === 'string' ? [] : opening.content;
+  return {
+    base: [...tools.map((t) => estimateToolTokens(t)), ...system.map((b) => estimateTokens(b.text))],
+    opening: openingBlocks.map((b) => estimateBlockTokens(b)),
+    steps: Array.from({ length: steps }, (_, i) => {
+      const reply = assistantTurn(i + 1);
+      const result = resultMessage(i + 1);
+      const blocks = (m: MessageParam) => (typeof m.content === 'string' ? [] : m.content);
+      return { reply: blocks(reply).map((b) => estimateBlockTokens(b)), results: blocks(result).map((b) => ({ tokens: estimateBlockTokens(b), clearedTokens: STUB_TOKENS })) };
+    }),
+    callTimes: Array.from({ length: steps }, (_, i) => i * SCENARIO.step_interval_ms),
+    keepRecent: SCENARIO.keep_recent,
+  };
+}
+
+function scheduleLines(t: ScheduleTable): string[] {
+  const header = ['policy', 'batches', 'peak tokens', 'total input tokens', 'cost, with caching', 'with a 30 min wait'];
+  const body = t.rows.map((r) => [r.policy, String(r.batches), count(r.peak_tokens), count(r.total_input_tokens), usd(r.cost_usd), usd(r.cost_with_wait_usd)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]?.length ?? 0)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [
+    `${t.steps} steps, peak bound ${count(t.peak_bound)}:`,
+    line(header),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...body.map(line),
+    ...(t.infeasible ? [`  (${t.infeasible})`] : []),
+    `  chosen by the model: ${t.chosen}`,
+  ];
 }
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
@@ -218,7 +279,8 @@ export function runContextBench(options: { json?: boolean; out: (line: string) =
       clearing_batches: plain.batches,
     };
   });
-  const result: ContextBenchResult = { scenario: SCENARIO, prices, rows };
+  const schedules = SCHEDULE_STEPS.map((steps) => scheduleTable(scenarioWorkload(steps), prices));
+  const result: ContextBenchResult = { scenario: SCENARIO, prices, rows, schedules };
   if (options.json) {
     options.out(JSON.stringify(result, null, 2));
     return result;
@@ -232,6 +294,13 @@ export function runContextBench(options: { json?: boolean; out: (line: string) =
       `(offline prompt-cache simulator, ${SCENARIO.step_interval_ms / 1000} s between calls; the last column adds a 1 h wait after step ${SCENARIO.pause_after_step}).`,
   );
   for (const line of table(rows)) options.out(line);
+  options.out('');
+  options.out(
+    "Schedules priced by the exact cache cost model (src/context/cache-cost.ts): today's policies with today's breakpoints (last tool, rules, end); " +
+      'the online rule and the offline optimum with the planned ones (rules, clearing frontier, previous end, end unless the next step clears). ' +
+      'The last column waits 30 minutes on a person after the middle step (the online rule picks the 1 h TTL there when it pays).',
+  );
+  for (const t of schedules) for (const line of [...scheduleLines(t), '']) options.out(line);
   return result;
 }
 

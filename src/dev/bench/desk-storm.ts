@@ -8,6 +8,7 @@ import { migrate } from '../../db/migrate';
 import { openDatabase } from '../../db/pool';
 import type { InboundDeskName } from '../../desk/types';
 import { lazyClient, startServer, type RunningServer } from '../../server/start';
+import { decodeHistoryPayloads } from '../../temporal/history-payloads';
 import { startDeskStandin } from '../desk-standin';
 import { startDevServer, type DevServer } from '../env/dev-server';
 import { alignedTable, benchDeskConfig, benchSecrets, terminateAll } from './desk';
@@ -37,8 +38,10 @@ export interface StormRow {
   exactlyOnce: number;
   /** Deliveries whose investigation never received it. */
   lost: number;
-  /** Deliveries whose investigation received it more than once. */
+  /** Deliveries that reached their investigation as more than one event. */
   duplicated: number;
+  /** Signals sent again for an event already signalled (its first answer lost to a timeout): dropped by the workflow, which keeps the ids it has seen. */
+  resignalled: number;
   freshP50Ms: number;
   freshP95Ms: number;
   duplicateP50Ms: number;
@@ -190,7 +193,12 @@ export async function runDeskStorm(config: Config, options: { out: Out; deliveri
     const temporal = lazyClient(benchConfig, { pool });
     stops.push(() => temporal.close());
     stops.push(() => terminateAll(temporal.client, taskQueue));
-    const received = new Map<string, number>();
+    // Per investigation: the distinct events its customer-message signals carried, and how many
+    // signals there were. A signal sent again for the same event (the first attempt's answer was
+    // lost to a timeout, so the gate had not marked it delivered) is dropped by the workflow,
+    // which keeps the event ids it has seen: it is counted apart, not as a duplicate message.
+    const converter = temporal.client.options.loadedDataConverter;
+    const received = new Map<string, { events: number; signals: number }>();
     for (let i = 0; i < tracked.length; i += 32) {
       await Promise.all(
         tracked.slice(i, i + 32).map(async (t) => {
@@ -198,8 +206,13 @@ export async function runDeskStorm(config: Config, options: { out: Out; deliveri
             .getHandle(t.workflowId)
             .fetchHistory()
             .catch(() => ({ events: [] }));
-          const signals = (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'customerMessage').length;
-          received.set(t.workflowId, signals);
+          const signals = (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'customerMessage');
+          const ids = new Set<string>();
+          for (const signal of signals) {
+            const [message] = await decodeHistoryPayloads(converter, signal.workflowExecutionSignaledEventAttributes?.input?.payloads);
+            ids.add(String((message as { eventId?: unknown } | undefined)?.eventId));
+          }
+          received.set(t.workflowId, { events: ids.size, signals: signals.length });
         }),
       );
     }
@@ -214,9 +227,10 @@ export async function runDeskStorm(config: Config, options: { out: Out; deliveri
         deliveries: mine.length,
         sent: mine.reduce((sum, t) => sum + t.statuses.length, 0),
         answers,
-        exactlyOnce: mine.filter((t) => received.get(t.workflowId) === 1).length,
-        lost: mine.filter((t) => (received.get(t.workflowId) ?? 0) === 0).length,
-        duplicated: mine.filter((t) => (received.get(t.workflowId) ?? 0) > 1).length,
+        exactlyOnce: mine.filter((t) => received.get(t.workflowId)?.events === 1).length,
+        lost: mine.filter((t) => (received.get(t.workflowId)?.events ?? 0) === 0).length,
+        duplicated: mine.filter((t) => (received.get(t.workflowId)?.events ?? 0) > 1).length,
+        resignalled: mine.reduce((sum, t) => sum + Math.max(0, (received.get(t.workflowId)?.signals ?? 0) - (received.get(t.workflowId)?.events ?? 0)), 0),
         freshP50Ms: round(percentile(fresh, 0.5)),
         freshP95Ms: round(percentile(fresh, 0.95)),
         duplicateP50Ms: round(percentile(dup, 0.5)),
@@ -233,7 +247,7 @@ export async function runDeskStorm(config: Config, options: { out: Out; deliveri
       `desk delivery storm: ${total} deliveries one at a time over two replicas, 30 % redelivered to the other replica, Temporal down for ${result.outageSeconds} s in the middle (${result.refusedDuringOutage} answered 503, retried after), replica A restarted ${result.replicaRestarts} time(s):`,
     );
     alignedTable(
-      ['desk', 'deliveries', 'sent', 'answers', 'exactly once', 'lost', 'duplicated', 'fresh p50 ms', 'fresh p95 ms', 'dup p50 ms', 'dup p95 ms'],
+      ['desk', 'deliveries', 'sent', 'answers', 'exactly once', 'lost', 'duplicated', 're-signalled', 'fresh p50 ms', 'fresh p95 ms', 'dup p50 ms', 'dup p95 ms'],
       result.rows.map((r) => [
         r.desk,
         String(r.deliveries),
@@ -244,6 +258,7 @@ export async function runDeskStorm(config: Config, options: { out: Out; deliveri
         String(r.exactlyOnce),
         String(r.lost),
         String(r.duplicated),
+        String(r.resignalled),
         r.freshP50Ms.toFixed(2),
         r.freshP95Ms.toFixed(2),
         r.duplicateP50Ms.toFixed(2),

@@ -12,6 +12,9 @@ import { buildRequest, prepareContext } from '../../workflows/context-step';
 import { startingState, type Run } from '../../workflows/state';
 import { exampleEvent } from '../demo/run';
 import { startLocalStack, type LocalStack } from '../env/stack';
+import { startTracing } from '../../observability/tracing';
+import { startInProcessWorker } from '../../worker';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { median } from './stats';
 import { historySizes } from './workflow';
 
@@ -46,11 +49,16 @@ export interface OverheadResult {
   workerRemoteTools: OverheadSample[];
   /** Through the worker as runs start today: read-only tools local, one reply's reads side by side. */
   worker: OverheadSample[];
+  /** As `worker`, on a worker and client made with tracing on (every span exported, one at a time, to a counting exporter). */
+  workerTraced: OverheadSample[];
+  /** Spans the traced runs exported. */
+  spansExported: number;
   summary: {
     floorMsPerStep: number;
     floorStepsPerSecond: number;
     remoteTools: WorkerSummary;
     localReadTools: WorkerSummary;
+    traced: WorkerSummary;
   };
 }
 
@@ -100,7 +108,7 @@ export async function runFloor(activities: Activities, config: Config, ticketId:
   return { steps: s.step, ms: performance.now() - started };
 }
 
-async function runThroughWorker(stack: LocalStack, config: Config, tag: string, steps: number, localReadTools: boolean): Promise<OverheadSample> {
+async function runThroughWorker(stack: Pick<LocalStack, 'client' | 'db'>, config: Config, tag: string, steps: number, localReadTools: boolean): Promise<OverheadSample> {
   const event = exampleEvent('dana-5102', tag, { message: drillMessage(steps) });
   const settings = investigationSettings({ ...config, CASEWORK_LOCAL_READ_TOOLS: localReadTools ? 'true' : 'false' });
   const status = await deliverAndWait(stack.client, stack.db.app, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings, timeoutMs: 600_000 });
@@ -113,14 +121,28 @@ async function runThroughWorker(stack: LocalStack, config: Config, tag: string, 
   return { steps: status.step, ms, events: runs.reduce((n, r) => n + r.events, 0), bytes: runs.reduce((n, r) => n + r.bytes, 0) };
 }
 
+/** A span exporter that only counts: what tracing costs casework, without a collector's. */
+function countingExporter(): SpanExporter & { count: number } {
+  const exporter = {
+    count: 0,
+    export(spans: unknown[], done: (result: { code: number }) => void) {
+      exporter.count += spans.length;
+      done({ code: 0 });
+    },
+    shutdown: () => Promise.resolve(),
+  };
+  return exporter;
+}
+
 /**
  * `casework bench overhead`: a scripted investigation of `steps` model calls (the offline
  * model's drill: a tracking page per step, a note every fifth) run `repeats` times each way,
  * alternating, in one process on one machine: as the plain loop above, and through an
- * in-process worker on the dev server twice — with every tool a remote activity (runs started
- * with CASEWORK_LOCAL_READ_TOOLS=false, as before patch local-read-tools) and as runs start
- * today (read-only tools local). Prints, for each, steps per second, milliseconds per step
- * over the floor, the ratio to the floor and the history's events per step.
+ * in-process worker on the dev server three times — with every tool a remote activity (runs
+ * started with CASEWORK_LOCAL_READ_TOOLS=false, as before patch local-read-tools), as runs
+ * start today (read-only tools local, tracing off), and the same on a second worker and client
+ * made with tracing on. Prints, for each, steps per second, milliseconds per step over the
+ * floor, the ratio to the floor and the history's events per step.
  */
 export async function runOverheadBench(config: Config, options: { out: Out; steps?: number; repeats?: number; json?: boolean }): Promise<OverheadResult> {
   const steps = options.steps ?? 30;
@@ -135,59 +157,86 @@ export async function runOverheadBench(config: Config, options: { out: Out; step
     await runFloor(activities, runConfig, `${tag}-warm`, customerId, drillMessage(steps));
     await runThroughWorker(stack, runConfig, `${tag}-warmr`, steps, false);
     await runThroughWorker(stack, runConfig, `${tag}-warml`, steps, true);
-    const floor: OverheadSample[] = [];
-    const workerRemoteTools: OverheadSample[] = [];
-    const worker: OverheadSample[] = [];
-    for (let i = 0; i < repeats; i++) {
-      floor.push(await runFloor(activities, runConfig, `${tag}-f${i}`, customerId, drillMessage(steps)));
-      workerRemoteTools.push(await runThroughWorker(stack, runConfig, `${tag}-r${i}`, steps, false));
-      worker.push(await runThroughWorker(stack, runConfig, `${tag}-l${i}`, steps, true));
+    // Tracing starts after the untraced worker and client were made, so they stay untraced (each
+    // decides when it is made); the traced pair polls a task queue of its own.
+    const exporter = countingExporter();
+    const tracing = startTracing(runConfig, { serviceName: 'casework-bench', exporter });
+    const tracedConfig = { ...runConfig, TEMPORAL_TASK_QUEUE: `${runConfig.TEMPORAL_TASK_QUEUE}-traced` };
+    const traced = await startInProcessWorker({ config: tracedConfig, pool: stack.db.app, model: stack.model });
+    try {
+      await runThroughWorker({ client: traced.client, db: stack.db }, tracedConfig, `${tag}-warmt`, steps, true);
+      const floor: OverheadSample[] = [];
+      const workerRemoteTools: OverheadSample[] = [];
+      const worker: OverheadSample[] = [];
+      const workerTraced: OverheadSample[] = [];
+      for (let i = 0; i < repeats; i++) {
+        floor.push(await runFloor(activities, runConfig, `${tag}-f${i}`, customerId, drillMessage(steps)));
+        workerRemoteTools.push(await runThroughWorker(stack, runConfig, `${tag}-r${i}`, steps, false));
+        worker.push(await runThroughWorker(stack, runConfig, `${tag}-l${i}`, steps, true));
+        workerTraced.push(await runThroughWorker({ client: traced.client, db: stack.db }, tracedConfig, `${tag}-t${i}`, steps, true));
+      }
+      return report({ steps, repeats, floor, workerRemoteTools, worker, workerTraced, spansExported: exporter.count }, stack.model.label, options);
+    } finally {
+      await traced.stop();
+      await tracing?.shutdown();
     }
-    const perStep = (samples: OverheadSample[]) => median(samples.map((x) => x.ms / x.steps));
-    const floorMsPerStep = perStep(floor);
-    const summarise = (samples: OverheadSample[]): WorkerSummary => {
-      const msPerStep = perStep(samples);
-      return {
-        msPerStep,
-        stepsPerSecond: 1000 / msPerStep,
-        overheadMsPerStep: msPerStep - floorMsPerStep,
-        ratio: msPerStep / floorMsPerStep,
-        eventsPerStep: median(samples.map((x) => (x.events ?? 0) / x.steps)),
-        historyBytes: median(samples.map((x) => x.bytes ?? 0)),
-      };
-    };
-    const summary = { floorMsPerStep, floorStepsPerSecond: 1000 / floorMsPerStep, remoteTools: summarise(workerRemoteTools), localReadTools: summarise(worker) };
-    const result: OverheadResult = { steps, repeats, floor, workerRemoteTools, worker, summary };
-    if (options.json) {
-      options.out(JSON.stringify(result, null, 2));
-      return result;
-    }
-    const out = options.out;
-    out(`Orchestration overhead: a ${steps}-step scripted investigation (${stack.model.label}), ${repeats} runs each way, alternating, medians:`);
-    out('  way                                   steps/s   ms/step   over floor   × floor   events/step   history bytes');
-    const row = (name: string, stepsPerSecond: number, msPerStep: number, over: string, ratio: string, events: string, bytes: string) =>
-      out(
-        `  ${name.padEnd(36)}  ${stepsPerSecond.toFixed(1).padStart(7)}  ${msPerStep.toFixed(1).padStart(8)}  ${over.padStart(11)}  ${ratio.padStart(8)}  ${events.padStart(12)}  ${bytes.padStart(14)}`,
-      );
-    row('plain loop (floor)', summary.floorStepsPerSecond, floorMsPerStep, '—', '1.00×', '—', '—');
-    const workerRow = (name: string, w: WorkerSummary) =>
-      row(
-        name,
-        w.stepsPerSecond,
-        w.msPerStep,
-        `+${w.overheadMsPerStep.toFixed(1)} ms`,
-        `${w.ratio.toFixed(2)}×`,
-        w.eventsPerStep.toFixed(1),
-        w.historyBytes.toLocaleString('en-US'),
-      );
-    workerRow('worker, every tool remote (before)', summary.remoteTools);
-    workerRow('worker, read-only tools local (now)', summary.localReadTools);
-    const cut = 1 - summary.localReadTools.overheadMsPerStep / summary.remoteTools.overheadMsPerStep;
-    out(
-      `  local read-only tools cut the overhead per step by ${(cut * 100).toFixed(0)}% and the events per step from ${summary.remoteTools.eventsPerStep.toFixed(1)} to ${summary.localReadTools.eventsPerStep.toFixed(1)}.`,
-    );
-    return result;
   } finally {
     await stack.stop();
   }
+}
+
+/** Summarises the samples, and prints them as a table (or JSON). */
+function report(
+  samples: Pick<OverheadResult, 'steps' | 'repeats' | 'floor' | 'workerRemoteTools' | 'worker' | 'workerTraced' | 'spansExported'>,
+  modelLabel: string,
+  options: { out: Out; json?: boolean },
+): OverheadResult {
+  const { steps, repeats, floor, workerRemoteTools, worker, workerTraced } = samples;
+  const perStep = (of: OverheadSample[]) => median(of.map((x) => x.ms / x.steps));
+  const floorMsPerStep = perStep(floor);
+  const summarise = (of: OverheadSample[]): WorkerSummary => {
+    const msPerStep = perStep(of);
+    return {
+      msPerStep,
+      stepsPerSecond: 1000 / msPerStep,
+      overheadMsPerStep: msPerStep - floorMsPerStep,
+      ratio: msPerStep / floorMsPerStep,
+      eventsPerStep: median(of.map((x) => (x.events ?? 0) / x.steps)),
+      historyBytes: median(of.map((x) => x.bytes ?? 0)),
+    };
+  };
+  const summary = {
+    floorMsPerStep,
+    floorStepsPerSecond: 1000 / floorMsPerStep,
+    remoteTools: summarise(workerRemoteTools),
+    localReadTools: summarise(worker),
+    traced: summarise(workerTraced),
+  };
+  const result: OverheadResult = { ...samples, summary };
+  if (options.json) {
+    options.out(JSON.stringify(result, null, 2));
+    return result;
+  }
+  const out = options.out;
+  out(`Orchestration overhead: a ${steps}-step scripted investigation (${modelLabel}), ${repeats} runs each way, alternating, medians:`);
+  out('  way                                   steps/s   ms/step   over floor   × floor   events/step   history bytes');
+  const row = (name: string, stepsPerSecond: number, msPerStep: number, over: string, ratio: string, events: string, bytes: string) =>
+    out(
+      `  ${name.padEnd(36)}  ${stepsPerSecond.toFixed(1).padStart(7)}  ${msPerStep.toFixed(1).padStart(8)}  ${over.padStart(11)}  ${ratio.padStart(8)}  ${events.padStart(12)}  ${bytes.padStart(14)}`,
+    );
+  row('plain loop (floor)', summary.floorStepsPerSecond, floorMsPerStep, '—', '1.00×', '—', '—');
+  const workerRow = (name: string, w: WorkerSummary) =>
+    row(name, w.stepsPerSecond, w.msPerStep, `+${w.overheadMsPerStep.toFixed(1)} ms`, `${w.ratio.toFixed(2)}×`, w.eventsPerStep.toFixed(1), w.historyBytes.toLocaleString('en-US'));
+  workerRow('worker, every tool remote (before)', summary.remoteTools);
+  workerRow('worker, read-only tools local (now)', summary.localReadTools);
+  workerRow('same, tracing on', summary.traced);
+  const cut = 1 - summary.localReadTools.overheadMsPerStep / summary.remoteTools.overheadMsPerStep;
+  out(
+    `  local read-only tools cut the overhead per step by ${(cut * 100).toFixed(0)}% and the events per step from ${summary.remoteTools.eventsPerStep.toFixed(1)} to ${summary.localReadTools.eventsPerStep.toFixed(1)}.`,
+  );
+  const tracedMs = summary.traced.msPerStep - summary.localReadTools.msPerStep;
+  out(
+    `  tracing on adds ${tracedMs.toFixed(1)} ms per step (${samples.spansExported.toLocaleString('en-US')} spans exported); off, runs carry no trace header and the worker adds no interceptor.`,
+  );
+  return result;
 }

@@ -25,6 +25,37 @@ export function isListening(host: string, port: number, timeoutMs = 500): Promis
   });
 }
 
+/** Dev servers this process started and has not seen exit: stopped when the process ends, however it ends. */
+const running = new Set<ChildProcess>();
+let hooksInstalled = false;
+
+/**
+ * Makes sure `child` does not outlive this process: on exit (normal, process.exit, an error that
+ * ends it) it is sent SIGTERM, and so on SIGINT, SIGTERM or SIGHUP. A dev server left behind
+ * would hold its ports (7233, 8233) and make the next run reuse a stranger's server.
+ */
+function stopWithThisProcess(child: ChildProcess): void {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  const stopAll = () => {
+    for (const server of running) server.kill('SIGTERM');
+  };
+  process.on('exit', stopAll);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = () => {
+      stopAll();
+      // A listener keeps the process alive through the signal: alone, this one restores the default (end the process) and raises it again.
+      if (process.listenerCount(signal) === 1) {
+        process.removeListener(signal, onSignal);
+        process.kill(process.pid, signal);
+      }
+    };
+    process.on(signal, onSignal);
+  }
+}
+
 async function waitForHealth(cli: string, address: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const { spawnSync } = await import('node:child_process');
   const deadline = Date.now() + timeoutMs;
@@ -67,6 +98,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   for (const flag of SEARCH_ATTRIBUTE_FLAGS) args.push('--search-attribute', flag);
   for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: false });
+  stopWithThisProcess(child);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

@@ -21,11 +21,12 @@ export interface LocalStack {
 }
 
 /**
- * Starts (or reuses) the Temporal dev server, opens Postgres (DATABASE_URL, or an in-memory
- * embedded one), migrates and seeds it, and runs a worker in this process. For the demo and
- * the workflow part of the context bench; production runs `casework worker` instead.
+ * Starts (or reuses) the Temporal dev server, opens Postgres (DATABASE_URL, or an embedded one:
+ * in memory, or in CASEWORK_DATA_DIR served on `dbPort`), migrates and seeds it, and runs a
+ * worker in this process. For the demo, `casework dev` and the workflow part of the context
+ * bench; production runs `casework worker` instead.
  */
-export async function startLocalStack(config: Config, options: { model?: Model; inMemoryDb?: boolean } = {}): Promise<LocalStack> {
+export async function startLocalStack(config: Config, options: { model?: Model; inMemoryDb?: boolean; dbPort?: number } = {}): Promise<LocalStack> {
   const [host, portText] = config.TEMPORAL_ADDRESS.split(':');
   if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`the local stack runs its own dev server; TEMPORAL_ADDRESS ${config.TEMPORAL_ADDRESS} is not local`);
   const uiPort = Number(new URL(config.TEMPORAL_UI_URL).port || 8233);
@@ -35,7 +36,10 @@ export async function startLocalStack(config: Config, options: { model?: Model; 
     for (const s of stops.reverse()) await s().catch(() => undefined);
   };
   try {
-    const db = await openDatabase(options.inMemoryDb ? { ...config, DATABASE_URL: undefined } : config, options.inMemoryDb ? { dataDir: 'memory://' } : {});
+    const db = await openDatabase(options.inMemoryDb ? { ...config, DATABASE_URL: undefined } : config, {
+      ...(options.inMemoryDb ? { dataDir: 'memory://' } : {}),
+      ...(options.dbPort !== undefined ? { embeddedPort: options.dbPort } : {}),
+    });
     stops.push(() => db.close());
     await migrate(db.admin);
     await seedDemoData(db.admin);

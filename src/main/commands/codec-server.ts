@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config';
 import { openDatabase, type Database } from '../../db/pool';
-import { startCodecServer } from '../../server/codec-server';
+import { allowedOriginsFor, startCodecServer } from '../../server/codec-server';
 import { dataConverterFor, payloadStoreFor } from '../../temporal/data-converter';
 
 type Out = (line: string) => void;
@@ -24,20 +24,29 @@ export async function codecServerCommand(args: string[], config: Config, out: Ou
       codecs: converter.payloadCodecs ?? [],
       externalStorage: converter.externalStorage,
       port: values.port === undefined ? undefined : Number(values.port),
+      pool: db?.app,
       onRequest: (event) => out(JSON.stringify({ ts: new Date().toISOString(), level: 'info', msg: 'codec request', ...event })),
+      // One line per refusal, saying why, so an operator can tell a wrong origin from a missing token.
+      onRefused: (event) => out(JSON.stringify({ ts: new Date().toISOString(), level: 'warn', msg: 'codec request refused', ...event })),
     });
     out(
-      `codec server on ${server.url} (namespace ${effective.TEMPORAL_NAMESPACE}; token ${effective.CASEWORK_CODEC_SERVER_TOKEN ? 'required' : 'not required: loopback development only'})`,
+      `codec server on ${server.url} (namespace ${effective.TEMPORAL_NAMESPACE}; token ${effective.CASEWORK_CODEC_SERVER_TOKEN ? 'required' : 'not required: loopback development only'}; ` +
+        `browser origins ${allowedOriginsFor(effective).join(', ')})`,
     );
     out(
       `  CLI:    temporal workflow show -w <id> --codec-endpoint ${server.url}${effective.CASEWORK_CODEC_SERVER_TOKEN ? ' --codec-auth "Bearer $CASEWORK_CODEC_SERVER_TOKEN"' : ''}`,
     );
     out(`  web UI: temporal server start-dev --ui-codec-endpoint ${server.url}  (or the UI's Codec Server setting)`);
+    if (effective.CASEWORK_CODEC_SERVER_TOKEN) {
+      out(`          the UI sends no bearer token: sign in once at ${server.url}/sign-in and turn on "Include cross-origin credentials"`);
+    }
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
-    await server.close();
+    const closed = server.close();
+    out(JSON.stringify({ ts: new Date().toISOString(), level: 'info', msg: 'codec server stopped accepting connections; draining requests in flight' }));
+    await closed;
     return 0;
   } finally {
     await db?.close();

@@ -5,7 +5,7 @@ import { InvalidEventError, parseTicketEvent } from '../../schemas/event';
 import { investigationSettings } from '../../settings';
 import { connectClient } from '../../temporal/client';
 import { describeStatus } from '../../client/format';
-import { readStatusOrBroken } from '../../client/hand-off';
+import { readCaseStatus } from '../../client/case-status';
 import { decideRefund, deliverAndWait, deliverEvent } from '../../client/investigations';
 import { withDatabase } from '../database';
 import { onlyPositional, UsageError } from '../usage';
@@ -71,7 +71,7 @@ export async function statusCommand(args: string[], config: Config, out: Out): P
   return withDatabase(config, async (db) => {
     const { client, close } = await connectClient(config, { pool: db.app });
     try {
-      const status = await readStatusOrBroken(client, target);
+      const status = await readCaseStatus(client, target);
       if (values.json) out(JSON.stringify(status, null, 2));
       else describeStatus(status, { uiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE, steps: values.steps }).forEach((l) => out(l));
       if (status.brokenRun) {

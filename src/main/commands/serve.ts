@@ -6,6 +6,7 @@ import { TranscriptLog } from '../../db/transcript-log';
 import { ApiKeyConfigError, createAuthenticator } from '../../server/auth';
 import { jsonLog, lazyClient, SHUTDOWN_GRACE_MS, startServer } from '../../server/start';
 import { bodyCodecOf } from '../../temporal/codec/body-codec';
+import { currentTracing } from '../../observability/tracing';
 import { codecFor } from '../../temporal/data-converter';
 import { UsageError } from '../usage';
 
@@ -81,6 +82,7 @@ export async function endpointCommand(args: string[], config: Config, out: Out, 
 
   const db = await openDatabase(config);
   const temporal = lazyClient(config, { pool: db.app });
+  let startupCheck: Promise<unknown> = Promise.resolve();
   try {
     await migrate(db.admin);
     if (db.embedded) {
@@ -99,16 +101,26 @@ export async function endpointCommand(args: string[], config: Config, out: Out, 
       taskQueue: config.TEMPORAL_TASK_QUEUE,
     });
     // Tell the operator now, not on the first request, when Temporal is not there; the endpoint still answers (503).
-    void temporal.client
+    startupCheck = temporal.client
       .withDeadline(Date.now() + 5_000, () => temporal.client.workflowService.getSystemInfo({}))
       .catch((error: Error) => log({ level: 'warn', msg: `Temporal at ${config.TEMPORAL_ADDRESS} is not answering yet (${error.message}); ${spec.whileDown}` }));
     const signal = await waitForSignal();
-    log({ level: 'info', msg: `${signal}: draining requests in flight (up to ${SHUTDOWN_GRACE_MS / 1000} s)` });
-    await server.close();
+    // Said once the listener is closed: from then on a new connection goes to another replica.
+    const closed = server.close();
+    log({ level: 'info', msg: `${signal}: stopped accepting connections; draining requests in flight (up to ${SHUTDOWN_GRACE_MS / 1000} s)` });
+    await closed;
     log({ level: 'info', msg: `${spec.name} stopped` });
     return 0;
   } finally {
+    // A call still retrying when its connection closes throws from a timer and kills the
+    // process: the start-up check settles first (within its deadline; the SDK's retry backoff
+    // does not heed an abort signal), so a stop soon after a start with Temporal down exits 0.
+    await startupCheck;
     await temporal.close().catch(() => undefined);
     await db.close();
+    // Spans still batched go out before the process ends.
+    await currentTracing()
+      ?.shutdown()
+      .catch(() => undefined);
   }
 }

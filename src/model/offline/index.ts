@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { BadRequestError } from '@anthropic-ai/sdk';
+import { contextManagementProblems } from '../../context/server-context';
 import type { Model } from '../port';
 import type { ModelReply, ModelRequest } from '../../schemas/model';
 import { estimateBlockTokens } from '../../context/tokens';
@@ -29,6 +31,7 @@ export function createOfflineModel(options: OfflineModelOptions = {}): Model {
     label: 'offline investigator (deterministic test double; set ANTHROPIC_API_KEY for Claude)',
     offline: true,
     async create(request: ModelRequest): Promise<ModelReply> {
+      refuseMalformedContextManagement(request);
       if (request.purpose === 'compact') return offlineCompact(request);
       if (request.purpose === 'bulk_read') return offlineBulkRead(request);
       if (request.purpose === 'supersede') return offlineJudgeSupersession(request);
@@ -44,4 +47,18 @@ export function createOfflineModel(options: OfflineModelOptions = {}): Model {
       };
     },
   };
+}
+
+/**
+ * Refuses a `context_management` field the API would refuse (src/context/server-context.ts), with
+ * the 400 invalid_request_error the API answers, so a malformed edit fails here as it would there.
+ */
+function refuseMalformedContextManagement(request: ModelRequest): void {
+  const extra = request.extra ?? {};
+  if (!('context_management' in extra)) return;
+  const thinking = (extra.thinking as { type?: string } | undefined)?.type;
+  const problems = contextManagementProblems(extra.context_management, thinking === 'enabled' || thinking === 'adaptive');
+  if (problems.length === 0) return;
+  const message = problems.join('; ');
+  throw new BadRequestError(400, { type: 'error', error: { type: 'invalid_request_error', message } }, message, new Headers());
 }

@@ -51,12 +51,12 @@ function firstSentence(text: unknown): string {
 function refundSentence(facts: CaseFacts): string {
   const request = facts.refundRequest;
   if (!request) return '';
-  if (typeof request.error === 'string') return `I could not request a refund: ${request.error}`;
+  // The tool's refusal is for the investigation, not the customer (it names amounts and requests in casework's own terms).
+  if (typeof request.error === 'string') return 'I could not request a refund for this order myself; a colleague will look at it and reply to you here.';
   if (request.decision === 'approved') {
-    const refundId = facts.refund?.refund_id ? ` (refund ${asText(facts.refund.refund_id)})` : '';
     const amount = facts.refund?.amount_cents ?? request.amount_cents;
     return facts.refund
-      ? `A refund of ${money(amount)} was approved by ${String(request.decided_by)} and has been issued${refundId}; your bank may take a few days to show it.`
+      ? `A refund of ${money(amount)} was approved by ${String(request.decided_by)} and has been issued; your bank may take a few days to show it.`
       : `A refund was approved by ${String(request.decided_by)}.`;
   }
   if (request.status === 'awaiting_approval' && !request.decision) {
@@ -109,7 +109,7 @@ export function composeFollowUp(text: string, calls: SeenCall[]): string {
   const lines: string[] = [];
   if (issued) {
     const refund = issued.result as Obj;
-    lines.push(`Your refund of ${money(refund.amount_cents)} (refund ${String(refund.refund_id)}) has been issued; banks usually show it within 5 to 10 business days.`);
+    lines.push(`Your refund of ${money(refund.amount_cents)} has been issued; banks usually show it within 5 to 10 business days.`);
   } else if (requested && (requested.result as Obj).decision === 'denied') {
     lines.push('The refund I asked for was not approved; a colleague will contact you about the next step.');
   } else {

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
-import { readStatus } from '../../client/investigations';
-import { wholeTranscript } from '../../context/log-messages';
+import { askRunning, describeCase, readCaseStatus, runInput, type CaseRun } from '../../client/case-status';
+import { NoWorkerAnsweredError } from '../../client/investigations';
+import { messagesOfEntries, wholeTranscript } from '../../context/log-messages';
 import type { TranscriptLog } from '../../db/transcript-log';
 import { CustomerErasedError } from '../../temporal/codec/customer-keys';
 import { openInvestigationsQuery } from '../../observability/visibility';
@@ -11,7 +12,8 @@ import { carriedStateQuery } from '../../workflows/investigation-api';
 // the CaseworkStatus search attribute) and, for one investigation, its status query, its
 // transcript (the state query recovery uses) and its current run id (for the web UI link).
 // A run kept by reference carries a skeleton of 100-character previews: its whole transcript
-// is read back from the transcript log, so the inbox and the timeline show every word.
+// is read back from the transcript log, so the inbox and the timeline show every word. A closed
+// case needs no worker: its status is the result its run returned, its conversation the log.
 
 /** Most pending investigations the inbox lists. */
 export const INBOX_LIMIT = 200;
@@ -58,15 +60,47 @@ async function transcriptOf(log: TranscriptLog, workflowId: string, carried: Car
   }
 }
 
-/** One investigation's status, transcript and run; `runId` when known saves a describe. */
-export async function readCase(source: CaseSource, workflowId: string, runId?: string): Promise<CaseView> {
+/** The whole conversation of a closed run kept by reference, from the log alone; null when it kept none there or the log cannot be read. */
+async function closedTranscript(source: CaseSource, run: CaseRun): Promise<CarriedState['transcript'] | CustomerErasedError | null> {
+  try {
+    // A reopened ticket's run numbers its entries after the earlier runs'; its input says from where.
+    const input = await runInput(source.client, run);
+    const from = input?.carried?.log?.firstSeq ?? input?.logFrom ?? 1;
+    const written = await source.log.all(run.workflowId, ['message'], { from });
+    return written.length ? messagesOfEntries(written) : null;
+  } catch (error) {
+    return error instanceof CustomerErasedError ? error : null;
+  }
+}
+
+/**
+ * One investigation's status, transcript and run. A running one is asked (its worker must answer
+ * in time, else NoWorkerAnsweredError); a closed one is read from what its run recorded, with no
+ * worker: the status it returned and, kept by reference, its conversation in the log. `running`
+ * (the inbox lists running cases, with their run and task queue) saves a describe.
+ */
+export async function readCase(source: CaseSource, workflowId: string, running?: { runId: string; taskQueue: string }): Promise<CaseView> {
   const { client } = source;
-  const status = await readStatus(client, workflowId);
-  const handle = client.workflow.getHandle(workflowId);
-  const [carried, run] = await Promise.all([handle.query(carriedStateQuery).catch(() => null), runId ? Promise.resolve(runId) : handle.describe().then((d) => d.runId)]);
+  const run: CaseRun = running ? { workflowId, ...running, state: 'running' } : await describeCase(client, workflowId);
+  const status = await readCaseStatus(client, workflowId, { run });
+  if (run.state !== 'running') {
+    const logged = await closedTranscript(source, run);
+    if (logged instanceof CustomerErasedError) return erased(workflowId, run.runId, status, logged);
+    // A closed run that kept its transcript in the workflow answers it only through a worker replaying it: asked briefly, never waited on.
+    const carried = logged ? null : await askRunning(client, run, () => client.workflow.getHandle(workflowId, run.runId).query(carriedStateQuery), 2_000).catch(() => null);
+    const fromCarried = logged ?? (carried ? await transcriptOf(source.log, workflowId, carried) : null);
+    if (fromCarried instanceof CustomerErasedError) return erased(workflowId, run.runId, status, fromCarried);
+    return { workflowId, runId: run.runId, status, transcript: fromCarried };
+  }
+  const carried = await askRunning(client, run, () => client.workflow.getHandle(workflowId).query(carriedStateQuery)).catch(() => null);
   const transcript = carried ? await transcriptOf(source.log, workflowId, carried) : null;
-  if (transcript instanceof CustomerErasedError) return { workflowId, runId: run, status, transcript: null, erasedOn: transcript.erasedAt.slice(0, 10) };
-  return { workflowId, runId: run, status, transcript };
+  if (transcript instanceof CustomerErasedError) return erased(workflowId, run.runId, status, transcript);
+  return { workflowId, runId: run.runId, status, transcript };
+}
+
+/** A case whose customer was erased: the status, and the day in place of the conversation. */
+function erased(workflowId: string, runId: string, status: InvestigationStatus, error: CustomerErasedError): CaseView {
+  return { workflowId, runId, status, transcript: null, erasedOn: error.erasedAt.slice(0, 10) };
 }
 
 /** Runs `fn` over `items`, at most `limit` at once, keeping order; a failed item becomes null. */
@@ -98,7 +132,17 @@ export function awaitingDecision(status: InvestigationStatus): boolean {
  */
 export async function pendingCases(source: CaseSource, taskQueue: string): Promise<CaseView[]> {
   const ids = await pendingWorkflowIds(source.client, taskQueue);
-  const cases = await mapLimited(ids, PARALLEL_READS, (id) => readCase(source, id.workflowId, id.runId));
+  // Every listed case runs on this one task queue: once no worker answers for one, the rest are not asked (each would wait as long).
+  let noWorker: NoWorkerAnsweredError | undefined;
+  const cases = await mapLimited(ids, PARALLEL_READS, async (id) => {
+    if (noWorker) throw noWorker;
+    return readCase(source, id.workflowId, { runId: id.runId, taskQueue }).catch((error: unknown) => {
+      if (error instanceof NoWorkerAnsweredError) noWorker = error;
+      throw error;
+    });
+  });
+  // Requests are waiting, but no one could be read: an empty inbox would say nothing waits.
+  if (noWorker && cases.every((c) => c === null)) throw noWorker;
   return cases
     .filter((c): c is CaseView => c !== null && awaitingDecision(c.status))
     .sort((a, b) => (a.status.pendingApproval?.requested_at ?? '').localeCompare(b.status.pendingApproval?.requested_at ?? ''));

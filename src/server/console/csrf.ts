@@ -1,12 +1,17 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../http';
+import type { ConsoleSecrets } from './secrets';
 import type { Session } from './session';
 
 // Every form the console serves carries the session's CSRF token in a hidden field; every POST
 // must send it back. A browser also says where a form came from (Origin): one from another
 // site is refused before the token is even compared. SameSite=Strict already keeps the cookie
 // off cross-site requests; this is the second lock.
+// The token is an HMAC of the session's token under the console's key, not a stored secret:
+// every replica computes the same one, it cannot be made without the key, and it dies with the
+// session. One made under a payload key still in the keyring is accepted, so a key rotation
+// does not refuse the forms already open.
 
 /** The hidden field's name. */
 export const CSRF_FIELD = 'csrf';
@@ -31,10 +36,16 @@ export function checkOrigin(req: IncomingMessage): void {
   if (host !== req.headers.host) throw new HttpError(403, 'the form came from another site; casework only accepts its own forms');
 }
 
+/** The CSRF token of the session whose cookie holds `sessionToken`, under `key` (a console key's csrf). */
+export function csrfTokenOf(key: Buffer, sessionToken: string): string {
+  return createHmac('sha256', key).update(`csrf:${sessionToken}`, 'utf8').digest('base64url');
+}
+
 /** Refuses (403) a form without the session's CSRF token. */
-export function checkCsrf(session: Session, form: URLSearchParams): void {
+export function checkCsrf(session: Session, form: URLSearchParams, secrets: ConsoleSecrets): void {
   const sent = form.get(CSRF_FIELD) ?? '';
-  if (!sent || !sameToken(sent, session.csrf)) {
+  const valid = [...secrets.byId.values()].some((key) => sent !== '' && sameToken(sent, csrfTokenOf(key.csrf, session.id)));
+  if (!valid) {
     throw new HttpError(403, 'the form is missing its security token or the token is stale; reload the page and submit again');
   }
 }

@@ -3,7 +3,7 @@ import { mayDecide } from '../auth';
 import type { CaseView } from './cases';
 import { duration, money, when } from './format';
 import { html, type Html } from './html';
-import { csrfInput, page } from './layout';
+import { csrfInput, mayOpenMemory, page } from './layout';
 import type { CustomerRefs } from './refs';
 import type { Session } from './session';
 import { citedCalls, oneLine, toolCallsByMessage } from './tool-calls';
@@ -74,8 +74,8 @@ function card(view: CaseView, ctx: InboxContext): Html {
     <p><strong>Reason:</strong> ${request.reason}</p>
     ${evidence(view)}
     <p>
-      <a href="/console/cases/${view.workflowId}">Timeline of this case</a> ·
-      <a href="/console/customers/${ctx.refs.refOf(view.status.customerId)}">Customer's memory</a>
+      <a href="/console/cases/${view.workflowId}">Timeline of this case</a>
+      ${mayOpenMemory(ctx.session) ? html` · <a href="/console/customers/${ctx.refs.refOf(view.status.customerId)}">Customer's memory</a>` : ''}
     </p>
     ${
       canDecide

@@ -19,6 +19,11 @@ export function csrfInput(session: Session): Html {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${session.csrf}" />`;
 }
 
+/** True when the session may open customer memory pages (the support grant): only then are links to them shown. */
+export function mayOpenMemory(session: Session): boolean {
+  return session.principal.support;
+}
+
 /** A whole page: `session` absent on the sign-in and error pages of someone not signed in. */
 export function page(title: string, body: Html, session?: Session): string {
   const flash = session?.flash;
@@ -26,8 +31,8 @@ export function page(title: string, body: Html, session?: Session): string {
   const nav = session
     ? html`<nav aria-label="Console">
           <a href="/console/inbox">Approvals</a>
-          <a href="/console/customers">Customer memory</a>
-          ${session.principal.support ? html`<a href="/console/deliveries">Parked deliveries</a>` : ''}
+          ${mayOpenMemory(session) ? html`<a href="/console/customers">Customer memory</a>` : ''}
+          ${mayOpenMemory(session) ? html`<a href="/console/deliveries">Parked deliveries</a>` : ''}
         </nav>
         <div class="who">
           <span>Signed in as ${session.person} (${session.principal.label})</span>

@@ -22,7 +22,10 @@ import { PAGE_HEADERS } from './layout';
 import { lookupPage, memoryPage } from './memory';
 import { errorPage, signInPage } from './pages';
 import { customerRefs, type CustomerRefs } from './refs';
-import { cookiesOf, memorySessions, overTls, randomToken, sessionCookie, type Session, type SessionStore } from './session';
+import { consoleSecrets, type ConsoleSecrets } from './secrets';
+import { cookiesOf, overTls, randomToken, sessionCookie, type Flash, type Session, type SessionStore } from './session';
+import { postgresSessions } from './session-store';
+import { loadKeyring } from '../../temporal/codec/keys';
 import { timelinePage } from './timeline';
 
 // The support team's console, under the HTTP server at /console. Every page checks its grant
@@ -46,25 +49,35 @@ export const CONSOLE_PREFIX = '/console';
 /** The pre-sign-in cookie: the sign-in form's CSRF token, double-submitted (there is no session yet). */
 const PRE_COOKIE = 'casework_console_pre';
 
-/** What the console keeps between requests: sessions and customer references. One per app. */
+/**
+ * What the console works with between requests: sessions in Postgres, and the keys its CSRF
+ * tokens and customer references are made under. Nothing in it is this process's own, so any
+ * replica serves any request.
+ */
 interface ConsoleState {
   sessions: SessionStore;
   refs: CustomerRefs;
+  secrets: ConsoleSecrets;
 }
 
-// One state per route context (that is, per app), made on first use.
+// One state per route context (that is, per app).
 const states = new WeakMap<RouteContext, ConsoleState>();
+
+/** Prepares the console of an app: loads its keys (failing at start, naming the variable, when there are none). */
+export function openConsole(ctx: RouteContext): void {
+  if (states.has(ctx)) return;
+  const { config } = ctx.deps;
+  const secrets = consoleSecrets(loadKeyring(config));
+  const lifetimes = { idleMs: config.CASEWORK_CONSOLE_IDLE_MINUTES * 60_000, absoluteMs: config.CASEWORK_CONSOLE_SESSION_HOURS * 3_600_000 };
+  states.set(ctx, { sessions: postgresSessions(ctx.deps.pool, { secrets, lifetimes, now: ctx.deps.now }), refs: customerRefs(secrets), secrets });
+}
+
 function stateOf(ctx: RouteContext): ConsoleState {
-  let state = states.get(ctx);
-  if (!state) {
-    state = { sessions: memorySessions(), refs: customerRefs() };
-    states.set(ctx, state);
-  }
-  return state;
+  openConsole(ctx);
+  return states.get(ctx)!;
 }
 
 const WORKFLOW_ID = /^investigation-[A-Za-z0-9_-]{1,120}$/;
-const REF = /^c_[A-Za-z0-9_-]{22}$/;
 
 const htmlAnswer = (status: number, html: string, headers: Record<string, string> = {}): Answer => ({ status, body: null, html, headers: { ...PAGE_HEADERS, ...headers } });
 const redirect = (to: string, headers: Record<string, string> = {}): Answer => ({ status: 303, body: null, html: '', headers: { location: to, ...headers } });
@@ -87,7 +100,7 @@ export async function consoleRoute(ctx: RouteContext, req: IncomingMessage, path
   const state = stateOf(ctx);
   let session: Session | undefined;
   try {
-    session = state.sessions.of(req);
+    session = await currentSession(ctx, state, req, path);
     if (session) trace.principal = session.principal.label;
     return await serve(ctx, state, req, path, session);
   } catch (error) {
@@ -96,6 +109,28 @@ export async function consoleRoute(ctx: RouteContext, req: IncomingMessage, path
     const message = (answer.body as { error?: string } | null)?.error ?? 'the request failed';
     return htmlAnswer(answer.status, errorPage(answer.status, message, session), answer.headers);
   }
+}
+
+/**
+ * The request's session with what its key may do now: grants follow CASEWORK_API_KEYS as this
+ * replica has it, and a session whose key has been removed ends (a revoked key signs no one in,
+ * whichever replica a request lands on).
+ */
+async function currentSession(ctx: RouteContext, state: ConsoleState, req: IncomingMessage, path: string): Promise<Session | undefined> {
+  const session = await state.sessions.of(req, { takeFlash: showsFlash(req, path) });
+  if (!session) return undefined;
+  const principal = ctx.auth.principalOfLabel(session.principal.label);
+  if (!principal) {
+    await state.sessions.end(session.id);
+    return undefined;
+  }
+  return { ...session, principal };
+}
+
+/** True for a request answered with a page, which shows the session's message (and so clears it). */
+function showsFlash(req: IncomingMessage, path: string): boolean {
+  const rest = path.slice(CONSOLE_PREFIX.length);
+  return (req.method ?? 'GET') === 'GET' && rest !== '/inbox/pending' && !rest.startsWith('/assets/') && rest !== '' && rest !== '/' && rest !== '/sign-in';
 }
 
 async function serve(ctx: RouteContext, state: ConsoleState, req: IncomingMessage, path: string, session: Session | undefined): Promise<Answer> {
@@ -133,7 +168,7 @@ async function serve(ctx: RouteContext, state: ConsoleState, req: IncomingMessag
   if (method === 'POST') {
     checkOrigin(req);
     const form = await readForm(req);
-    checkCsrf(session, form);
+    checkCsrf(session, form, state.secrets);
     return post(ctx, state, req, rest, session, form);
   }
   only('GET');
@@ -168,7 +203,7 @@ async function signIn(ctx: RouteContext, state: ConsoleState, req: IncomingMessa
   const named = soleApprover(principal);
   const person = named ?? (form.get('person') ?? '').trim().slice(0, 100);
   if (!person) return again(400, 'Give your name: this key decides or acts as whoever signs in with it, and the audit trail records who.');
-  const session = state.sessions.create(principal, person);
+  const session = await state.sessions.create(principal, person);
   return redirect('/console/inbox', { 'set-cookie': sessionCookie(session.id, overTls(req)) });
 }
 
@@ -210,8 +245,8 @@ async function get(ctx: RouteContext, state: ConsoleState, rest: string, session
 }
 
 function customerOf(state: ConsoleState, ref: string): string {
-  const customerId = REF.test(ref) ? state.refs.customerOf(ref) : undefined;
-  if (!customerId) throw new HttpError(404, 'this customer link has expired (links last until the console restarts); look the customer up again');
+  const customerId = state.refs.customerOf(ref);
+  if (!customerId) throw new HttpError(404, 'this customer link is not one casework can open (it was altered, or made under a key since retired); look the customer up again');
   return customerId;
 }
 
@@ -222,11 +257,11 @@ function actorOf(session: Session): string {
 
 async function post(ctx: RouteContext, state: ConsoleState, req: IncomingMessage, rest: string, session: Session, form: URLSearchParams): Promise<Answer> {
   if (rest === '/sign-out') {
-    state.sessions.end(session.id);
+    await state.sessions.end(session.id);
     return redirect('/console/sign-in', { 'set-cookie': sessionCookie(null, overTls(req)) });
   }
-  if (rest === '/inbox/decide') return decide(ctx, session, form);
-  if (rest === '/deliveries/map' || /^\/deliveries\/\d+\/discard$/.test(rest)) return parkedAction(ctx, rest, session, form);
+  if (rest === '/inbox/decide') return decide(ctx, state, session, form);
+  if (rest === '/deliveries/map' || /^\/deliveries\/\d+\/discard$/.test(rest)) return parkedAction(ctx, state, rest, session, form);
   if (rest === '/customers/lookup') {
     requireSupport(session);
     const customerId = field(form, 'customerId', 'the customer id', 100);
@@ -239,8 +274,8 @@ async function post(ctx: RouteContext, state: ConsoleState, req: IncomingMessage
     const customerId = customerOf(state, ref);
     const back = `/console/customers/${ref}`;
     const { pool } = ctx.deps;
-    const done = (kind: 'ok' | 'error', text: string) => {
-      session.flash = { kind, text };
+    const done = async (kind: Flash['kind'], text: string) => {
+      await state.sessions.flash(session.id, { kind, text });
       return redirect(back);
     };
     try {
@@ -274,10 +309,10 @@ async function post(ctx: RouteContext, state: ConsoleState, req: IncomingMessage
 }
 
 /** Maps a parked delivery's requester (delivering what waits for them) or discards one delivery. */
-async function parkedAction(ctx: RouteContext, rest: string, session: Session, form: URLSearchParams): Promise<Answer> {
+async function parkedAction(ctx: RouteContext, state: ConsoleState, rest: string, session: Session, form: URLSearchParams): Promise<Answer> {
   requireSupport(session);
-  const done = (kind: 'ok' | 'error', text: string) => {
-    session.flash = { kind, text };
+  const done = async (kind: Flash['kind'], text: string) => {
+    await state.sessions.flash(session.id, { kind, text });
     return redirect('/console/deliveries');
   };
   try {
@@ -310,7 +345,7 @@ async function parkedAction(ctx: RouteContext, rest: string, session: Session, f
   }
 }
 
-async function decide(ctx: RouteContext, session: Session, form: URLSearchParams): Promise<Answer> {
+async function decide(ctx: RouteContext, state: ConsoleState, session: Session, form: URLSearchParams): Promise<Answer> {
   requireDecider(session);
   const workflowId = field(form, 'workflowId', 'the investigation id', 140);
   if (!WORKFLOW_ID.test(workflowId)) throw new HttpError(400, 'the investigation id is not one casework makes');
@@ -319,8 +354,8 @@ async function decide(ctx: RouteContext, session: Session, form: URLSearchParams
   if (decision !== 'approved' && decision !== 'denied') throw new HttpError(400, 'the decision must be approve or deny');
   const reason = (form.get('reason') ?? '').trim().slice(0, 2000);
   const approver = soleApprover(session.principal) ?? session.person;
-  const back = (kind: 'ok' | 'error', text: string) => {
-    session.flash = { kind, text };
+  const back = async (kind: Flash['kind'], text: string) => {
+    await state.sessions.flash(session.id, { kind, text });
     return redirect('/console/inbox');
   };
   if (!mayDecideAs(session.principal, approver)) return back('error', `Your key may not decide refunds as ${approver}.`);

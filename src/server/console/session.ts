@@ -5,34 +5,44 @@ import type { Principal } from '../auth';
 
 // Console sessions: a signed-in person's principal (from the API key they signed in with, which
 // is never kept), their name for the audit trail and approvals, and the session's CSRF token.
-// Held in this process's memory: a restart signs everyone out, which is the safe way to fail.
-// The cookie carries only a random id: HttpOnly, SameSite=Strict, and Secure over TLS.
+// Kept in Postgres (session-store.ts), so every console replica sees the same sessions. The
+// cookie carries only a random token: HttpOnly, SameSite=Strict, and Secure over TLS.
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'casework_console';
-/** How long a session lasts without use. */
-export const SESSION_IDLE_MS = 8 * 60 * 60_000;
-/** Most sessions held at once; the longest idle go first. */
-const MAX_SESSIONS = 10_000;
 
 /** One signed-in person. */
 export interface Session {
+  /** The cookie's random token: kept in the browser, only its hash on the server. */
   id: string;
   principal: Principal;
   /** Who the person said they are; the approver name when the key decides as one person. */
   person: string;
+  /** The CSRF token the session's forms carry (csrf.ts). */
   csrf: string;
   lastSeen: number;
+  /** When the session ends however busy it is (ms since the epoch). */
+  expiresAt: number;
   /** One message for the next page (what the last form did), then cleared. */
   flash?: { kind: 'ok' | 'error'; text: string };
 }
 
+/** What the next page says about the last form. */
+export type Flash = NonNullable<Session['flash']>;
+
 /** Where sessions live. */
 export interface SessionStore {
-  create(principal: Principal, person: string): Session;
-  /** The session a request's cookie names, if it exists and is not idle too long; touching it. */
-  of(req: IncomingMessage): Session | undefined;
-  end(id: string): void;
+  create(principal: Principal, person: string): Promise<Session>;
+  /**
+   * The session a request's cookie names, if it exists, is not idle too long and has not
+   * outlived its absolute lifetime; touching it. With `takeFlash` its message is handed over
+   * and cleared (a page will show it).
+   */
+  of(req: IncomingMessage, options?: { takeFlash?: boolean }): Promise<Session | undefined>;
+  /** Ends the session on every replica. */
+  end(id: string): Promise<void>;
+  /** Keeps one message for the session's next page. */
+  flash(id: string, flash: Flash): Promise<void>;
 }
 
 /** The cookies of a request, by name (the first of each). */
@@ -63,39 +73,4 @@ export function sessionCookie(id: string | null, secure: boolean): string {
 /** A random token of `bytes` bytes, URL-safe. */
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
-}
-
-/** An in-memory session store; `now` is injectable for tests of expiry. */
-export function memorySessions(options: { idleMs?: number; now?: () => number } = {}): SessionStore {
-  const idleMs = options.idleMs ?? SESSION_IDLE_MS;
-  const now = options.now ?? Date.now;
-  const sessions = new Map<string, Session>();
-  return {
-    create(principal, person) {
-      if (sessions.size >= MAX_SESSIONS) {
-        const oldest = sessions.keys().next().value;
-        if (oldest !== undefined) sessions.delete(oldest);
-      }
-      const session: Session = { id: randomToken(), principal, person, csrf: randomToken(), lastSeen: now() };
-      sessions.set(session.id, session);
-      return session;
-    },
-    of(req) {
-      const id = cookiesOf(req)[SESSION_COOKIE];
-      const session = id ? sessions.get(id) : undefined;
-      if (!session) return undefined;
-      if (now() - session.lastSeen > idleMs) {
-        sessions.delete(session.id);
-        return undefined;
-      }
-      session.lastSeen = now();
-      // Re-inserted so the map's order is least recently used first.
-      sessions.delete(session.id);
-      sessions.set(session.id, session);
-      return session;
-    },
-    end(id) {
-      sessions.delete(id);
-    },
-  };
 }

@@ -4,8 +4,8 @@ import type { CaseView } from './cases';
 import { marksOf, tokensChart } from './chart';
 import { count, money, usd, when } from './format';
 import { html, trusted } from './html';
-import { page } from './layout';
-import { noClearingEstimate } from './no-clearing';
+import { mayOpenMemory, page } from './layout';
+import { cachedComparison, noClearingEstimate } from './no-clearing';
 import type { CustomerRefs } from './refs';
 import type { Session } from './session';
 import { oneLine, toolCallsBySteps } from './tool-calls';
@@ -33,16 +33,24 @@ export function timelinePage(view: CaseView, ctx: TimelineContext): string {
   const { status } = view;
   const calls = view.transcript ? toolCallsBySteps(status.steps, view.transcript) : status.steps.map(() => null);
   const estimate = view.transcript ? noClearingEstimate(status.steps, view.transcript, ctx.settings.keepRecent, ctx.settings.prices) : null;
+  const cached = view.transcript ? cachedComparison(status.steps, view.transcript, ctx.settings.keepRecent, ctx.settings.prices) : null;
+  const saving = cached
+    ? `${cached.savingUsd >= 0 ? 'saved' : 'cost'} ${usd(Math.abs(cached.savingUsd))} of input (with caching, an estimate: ${usd(cached.noClearingInputUsd)} with no clearing)`
+    : 'unavailable';
   const sent = status.steps.reduce((n, s) => n + totalInputTokens(s.usage), 0);
   const batches = status.steps.filter((s) => marksOf(s).clearing).length;
   const compactions = status.steps.filter((s) => marksOf(s).compaction).length;
   const body = html` <h1>Case ${status.ticketId} <span class="muted">· ${status.status.replace(/_/g, ' ')}</span></h1>
     <div class="facts card">
-      <div><span>Customer</span><a href="/console/customers/${ctx.refs.refOf(status.customerId)}">${status.customerId}</a></div>
+      <div>
+        <span>Customer</span>${mayOpenMemory(ctx.session) ? html`<a href="/console/customers/${ctx.refs.refOf(status.customerId)}">${status.customerId}</a>` : status.customerId}
+      </div>
       <div><span>Status</span><span data-case-status>${status.status}</span></div>
       <div><span>Steps</span>${status.step}</div>
       <div><span>Model</span>${status.model ?? 'none yet'}</div>
       <div><span>Continued as new</span>${status.continuedAsNew} time(s)</div>
+      <div><span>Context strategy</span><span data-context-strategy>${status.contextStrategy ?? 'not recorded (a run from before strategies were)'}</span></div>
+      <div><span>Against no clearing</span><span data-clearing-saving>${saving}</span></div>
       <div><span>Temporal</span><a href="${temporalUiLink(ctx.temporalUiUrl, ctx.namespace, view.workflowId, view.runId)}" rel="noreferrer">this run in the web UI</a></div>
     </div>
     ${view.erasedOn ? html`<p class="notice" data-erased>The conversation was erased on ${view.erasedOn}: the customer's data key is destroyed.</p>` : ''}

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
-import { readStatusOrBroken } from '../../client/hand-off';
+import { readCaseStatus } from '../../client/case-status';
 import { decideRefund, InvestigationNotFoundError } from '../../client/investigations';
+import { ticketOwner } from '../../db/tickets';
 import { NotFoundError } from '../../errors';
 import { investigationId } from '../../schemas/event';
 import { describeIssues } from '../../schemas/issues';
@@ -31,14 +32,34 @@ export function workflowIdOf(segment: string, trace: Trace): string {
 
 const notFound = (workflowId: string) => new HttpError(404, `no investigation ${workflowId}`);
 
+/** The ticket a workflow id names: casework's workflow ids are `investigation-<ticketId>`. */
+function ticketIdOf(workflowId: string): string | undefined {
+  return workflowId.startsWith('investigation-') ? workflowId.slice('investigation-'.length) : undefined;
+}
+
 /**
- * GET /investigations/:id: the status query's answer, with `brokenRun` when the latest run
- * FAILED, was TERMINATED, TIMED_OUT or CANCELLED (a bug; the next event recovers it); another
- * customer's investigation is "not found".
+ * A key scoped to customers may read only their investigations. Checked in Postgres (the ticket
+ * gate records each ticket's owner) before Temporal is asked anything, so another customer's
+ * case, a case that does not exist and a Temporal outage all look alike: not found.
+ */
+async function checkScope(ctx: RouteContext, principal: Principal, workflowId: string): Promise<void> {
+  if (mayReadAll(principal)) return;
+  const ticketId = ticketIdOf(workflowId);
+  const owner = ticketId ? await ticketOwner(ctx.deps.pool, ticketId) : undefined;
+  if (!owner || !principal.customers.has(owner)) throw notFound(workflowId);
+}
+
+/**
+ * GET /investigations/:id: the investigation's status. A running case answers from its status
+ * query (503 with Retry-After when no worker answers in time); a closed one from the final
+ * status its run returned, with no worker needed; a broken run (FAILED, TERMINATED, TIMED_OUT,
+ * CANCELLED: a bug; the next event recovers it) with `brokenRun`. Another customer's
+ * investigation is "not found", decided before Temporal is asked.
  */
 export async function getInvestigation(ctx: RouteContext, principal: Principal, workflowId: string, trace: Trace): Promise<Answer> {
+  await checkScope(ctx, principal, workflowId);
   const status = await ctx
-    .temporal('reading the status', () => readStatusOrBroken(ctx.deps.client, workflowId))
+    .temporal('reading the status', () => readCaseStatus(ctx.deps.client, workflowId, { waitMs: queryWaitMs(ctx) }))
     .catch((error: Error) => {
       if (error instanceof NotFoundError) throw notFound(workflowId);
       // A run that has not finished its first workflow task yet has no query handler.
@@ -47,10 +68,15 @@ export async function getInvestigation(ctx: RouteContext, principal: Principal, 
       }
       throw error;
     });
-  // So a scoped key cannot probe ticket ids.
+  // The run's own record agrees with the gate's; checked again so a scoped key never sees another customer's case.
   if (!mayReadAll(principal) && !principal.customers.has(status.customerId)) throw notFound(workflowId);
   trace.customerId = status.customerId;
   return { status: 200, body: status };
+}
+
+/** How long a read waits for a worker's answer: inside the route's own Temporal deadline, leaving room for describe. */
+function queryWaitMs(ctx: RouteContext): number {
+  return Math.max(500, ctx.temporalTimeoutMs - 1_000);
 }
 
 /** POST /investigations/:id/approve | /deny {requestId, approver?, reason?}: the validated update. */

@@ -1,0 +1,52 @@
+import { OpenTelemetryInboundInterceptor, OpenTelemetryInternalsInterceptor, OpenTelemetryOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/workflow';
+import type { WorkflowInboundCallsInterceptor, WorkflowInterceptors, WorkflowInternalsInterceptor, WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
+
+// Bundled into the workflow code (a workflow interceptor module): Temporal's OpenTelemetry
+// workflow interceptors, for a run whose start carried a trace context (the client traced the
+// signal-with-start). A run started without one (tracing off, or a run older than tracing)
+// passes straight through: no span, no extra yield, the very commands it had before, so
+// recorded histories replay as they were and tracing off costs nothing here.
+// Spans leave the sandbox through the `exporter` sink the worker registers (worker-tracing.ts).
+
+/** The header Temporal's OpenTelemetry interceptors carry the trace context in. */
+export const TRACE_HEADER = '_tracer-data';
+
+/** The workflow interceptors the worker registers beside the logging ones. */
+export const interceptors = (): WorkflowInterceptors => {
+  let traced = false;
+  let otel: { inbound: OpenTelemetryInboundInterceptor; outbound: OpenTelemetryOutboundInterceptor; internals: OpenTelemetryInternalsInterceptor } | undefined;
+  // Built on first use only: the tracer provider inside the sandbox is not free.
+  const use = () =>
+    (otel ??= { inbound: new OpenTelemetryInboundInterceptor(), outbound: new OpenTelemetryOutboundInterceptor(), internals: new OpenTelemetryInternalsInterceptor() });
+  const inbound: WorkflowInboundCallsInterceptor = {
+    execute(input, next) {
+      traced = TRACE_HEADER in input.headers;
+      return traced ? use().inbound.execute(input, next) : next(input);
+    },
+    handleSignal(input, next) {
+      return traced && TRACE_HEADER in input.headers ? use().inbound.handleSignal(input, next) : next(input);
+    },
+  };
+  const outbound: WorkflowOutboundCallsInterceptor = {
+    scheduleActivity(input, next) {
+      return traced ? use().outbound.scheduleActivity(input, next) : next(input);
+    },
+    scheduleLocalActivity(input, next) {
+      return traced ? use().outbound.scheduleLocalActivity(input, next) : next(input);
+    },
+    continueAsNew(input, next) {
+      return traced ? use().outbound.continueAsNew(input, next) : next(input);
+    },
+    getLogAttributes(input, next) {
+      return traced ? use().outbound.getLogAttributes(input, next) : next(input);
+    },
+  };
+  const internals: WorkflowInternalsInterceptor = {
+    dispose(input, next) {
+      // The SDK's dispose is async only in its signature: it disables the context manager and calls next at once.
+      if (otel) void otel.internals.dispose(input, next);
+      else next(input);
+    },
+  };
+  return { inbound: [inbound], outbound: [outbound], internals: [internals] };
+};
