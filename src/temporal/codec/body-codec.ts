@@ -35,6 +35,15 @@ export function bodyCodecOf(codec: PayloadCodec): BodyCodec {
   };
 }
 
+const PREFIX_BYTES = Buffer.from(CUSTOMER_KEY_PREFIX);
+
+/** The customer key id a payload's key-id metadata names, or undefined for a master key id: compared as bytes, so the common case allocates nothing. */
+function customerKeyIdOf(raw: Uint8Array | null | undefined): string | undefined {
+  if (!raw || raw.length <= PREFIX_BYTES.length) return undefined;
+  for (let i = 0; i < PREFIX_BYTES.length; i++) if (raw[i] !== PREFIX_BYTES[i]) return undefined;
+  return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString();
+}
+
 /**
  * Bodies under per-customer data keys (envelope encryption): a body whose scope names a
  * customer, or an investigation whose ticket has an owner, is encrypted under that customer's
@@ -51,9 +60,8 @@ export function customerBodyCodec(deployment: PayloadCodec, keys: CustomerKeys):
     // Not async: a cached key decodes with no more promise hops than the deployment key does.
     decode(bytes) {
       const payload = PayloadProto.decode(bytes);
-      const raw = payload.metadata?.[KEY_ID_METADATA];
-      const keyId = raw ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString() : '';
-      if (!keyId.startsWith(CUSTOMER_KEY_PREFIX)) return decodeWith(deployment, payload);
+      const keyId = customerKeyIdOf(payload.metadata?.[KEY_ID_METADATA]);
+      if (keyId === undefined) return decodeWith(deployment, payload);
       const cached = keys.cachedDecoder(keyId);
       return cached ? decodeWith(cached, payload) : keys.decoderFor(keyId).then((codec) => decodeWith(codec, payload));
     },
