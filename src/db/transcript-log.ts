@@ -47,10 +47,15 @@ export async function nextFreeSeq(pool: Pool, workflowId: string): Promise<numbe
 
 /** The log of one database, through one codec. */
 export class TranscriptLog {
+  private readonly codec: BodyCodec;
+
   constructor(
     private readonly pool: Pool,
-    private readonly codec: BodyCodec,
-  ) {}
+    codec: BodyCodec,
+  ) {
+    // A codec that keeps per-customer keys keeps them in this database (src/temporal/codec/body-codec.ts).
+    this.codec = codec.forPool?.(pool) ?? codec;
+  }
 
   /**
    * Writes entries of `workflowId`; an entry already there with the same body writes nothing
@@ -62,7 +67,7 @@ export class TranscriptLog {
     if (entries.length === 0) return [];
     const seqs = entries.map((e) => e.seq);
     if (new Set(seqs).size !== seqs.length) throw new EntryConflictError(`transcript entries of ${workflowId} repeat a number: ${seqs.join(', ')}`);
-    const bodies = await Promise.all(entries.map((e) => this.codec.encode(e.body)));
+    const bodies = await Promise.all(entries.map((e) => this.codec.encode(e.body, { workflowId })));
     const { rows } = await this.pool.query<{ seq: number }>(
       `INSERT INTO transcript_log (workflow_id, seq, kind, role, body, sha256, tokens)
        SELECT $1, s, k, r, b, h, t FROM unnest($2::int[], $3::text[], $4::text[], $5::bytea[], $6::text[], $7::int[]) AS x(s, k, r, b, h, t)
@@ -130,7 +135,7 @@ export class TranscriptLog {
    * asked: the first one kept wins, and the kept one is returned, so two attempts agree.
    */
   async keepReply<T>(call: ReplyKey, replySeq: number, reply: T): Promise<T> {
-    const body = await this.codec.encode(reply);
+    const body = await this.codec.encode(reply, { workflowId: call.workflowId });
     const { rowCount } = await this.pool.query(
       `INSERT INTO model_replies (workflow_id, run_id, activity_id, reply_seq, body, sha256) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (workflow_id, run_id, activity_id) DO NOTHING`,

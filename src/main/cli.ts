@@ -56,6 +56,9 @@ const COMMANDS: Record<string, () => Command> = {
   seed: () => (require('./commands/seed') as typeof import('./commands/seed')).seedCommand,
   dev: () => (require('./commands/dev') as typeof import('./commands/dev')).devCommand,
   memory: () => (require('./commands/memory') as typeof import('./commands/memory')).memoryCommand,
+  erase: () => (require('./commands/erasure') as typeof import('./commands/erasure')).eraseCommand,
+  export: () => (require('./commands/erasure') as typeof import('./commands/erasure')).exportCommand,
+  keys: () => (require('./commands/erasure') as typeof import('./commands/erasure')).keysCommand,
   bench: () => (require('./commands/bench') as typeof import('./commands/bench')).benchCommand,
 };
 

@@ -30,6 +30,9 @@ export const USAGE = `usage: casework <command>
   seed                                       load the demo shop data into DATABASE_URL (or the embedded Postgres)
   desk parked [--all] | desk map --desk <d> --requester <r> --customer <id> --by <name> | desk discard --id <n> --by <name> --reason <text>
   memory show|correct|forget --customer <id> ...
+  erase --customer <id> --by <name> [--yes]  delete a customer's memory and destroy their data key (docs/payload-privacy.md)
+  export --customer <id> [--out <file>]      everything held about a customer, one JSON document (subject access)
+  keys rewrap                                re-wrap customer data keys under the newest master key
   bench context [--json] | bench memory [--customers <n>] [--notes <n>] [--json]
   bench desk [--deliveries <n>] [--replies <n>] [--concurrency 1,8] [--json] | bench desk --storm [--deliveries <n per desk>] [--json]
   bench overhead [--steps <n>] [--repeats <n>] | bench history [--steps 30,200,500] [--ways before,after] [--breakdown] [--json]

@@ -1,4 +1,5 @@
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { Pool } from 'pg';
 import type { CaseNotes } from './case-notes';
 
 // The transcript log's shapes (migrations/021_transcript_log.sql): what one entry holds, what
@@ -26,10 +27,23 @@ export interface MessageEntry extends LogEntry {
   body: ContentBlockParam;
 }
 
+/** Whose content a body is, so a codec with per-customer keys encrypts it under that customer's key. */
+export interface BodyScope {
+  /** The investigation it belongs to (its ticket's owner is the customer). */
+  workflowId?: string;
+  /** The customer, when the caller knows it. */
+  customerId?: string;
+}
+
 /** Encodes entry bodies for storage and back: the payload codec, injected where the log is opened. */
 export interface BodyCodec {
-  encode(value: unknown): Promise<Buffer>;
+  encode(value: unknown, scope?: BodyScope): Promise<Buffer>;
   decode(bytes: Uint8Array): Promise<unknown>;
+  /**
+   * The codec to use against one database, when it keeps per-customer keys there: the
+   * transcript log opened on `pool` uses it, so every place that opens a log gets them.
+   */
+  forPool?(pool: Pool): BodyCodec;
 }
 
 /** One message of the live tail as the plan names it: whose, and the entries of its blocks in order. */

@@ -10,6 +10,7 @@ import { sendMetrics } from './routes/metrics';
 import { createWebhookHandler, type WebhookHandler } from './routes/webhooks';
 import { liveness, readiness } from './routes/health';
 import { decide, getInvestigation, workflowIdOf } from './routes/investigations';
+import { CUSTOMER_ROUTE, customerRoute } from './routes/customers';
 import { MEMORY_ROUTE, memoryRoute } from './routes/memory';
 
 export { RETRY_AFTER_SECONDS, type AppDeps, type RequestLog } from './context';
@@ -82,6 +83,8 @@ async function route(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
   if (path === CONSOLE_PREFIX || path.startsWith(`${CONSOLE_PREFIX}/`)) return consoleRoute(ctx, req, path, trace);
   const memory = MEMORY_ROUTE.exec(path);
   if (memory) return memoryRoute(ctx, req, memory, trace);
+  const customer = CUSTOMER_ROUTE.exec(path);
+  if (customer) return customerRoute(ctx, req, customer, trace);
   throw new HttpError(404, `no route ${method} ${path.slice(0, 200)}; see GET /readyz, POST /events, GET /investigations/:id`);
 }
 

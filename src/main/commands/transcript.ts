@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config';
 import { transcriptLines } from '../../client/transcript-text';
-import { TranscriptLog } from '../../db/transcript-log';
 import { NotFoundError } from '../../errors';
+import { TranscriptLog } from '../../db/transcript-log';
 import { bodyCodecOf } from '../../temporal/codec/body-codec';
+import { CustomerErasedError } from '../../temporal/codec/customer-keys';
 import { codecFor } from '../../temporal/data-converter';
 import { withDatabase } from '../database';
 import { onlyPositional } from '../usage';
@@ -20,7 +21,15 @@ export async function transcriptCommand(args: string[], config: Config, out: Out
   const workflowId = onlyPositional(positionals, 'transcript needs one workflow id, e.g. investigation-T-1001');
   return withDatabase(config, async (db) => {
     const log = new TranscriptLog(db.app, bodyCodecOf(codecFor(config)));
-    const entries = await log.all(workflowId, ['message']);
+    const entries = await log.all(workflowId, ['message']).catch((error: unknown) => {
+      if (!(error instanceof CustomerErasedError)) throw error;
+      return error;
+    });
+    if (entries instanceof CustomerErasedError) {
+      // The customer's data key is destroyed: the content is gone for everyone, and that is the answer.
+      out(values.json ? JSON.stringify({ workflowId, erased_on: entries.erasedAt.slice(0, 10) }) : `${workflowId}: erased on ${entries.erasedAt.slice(0, 10)}`);
+      return 0;
+    }
     if (entries.length === 0) {
       throw new NotFoundError(
         `the transcript log has no entries for ${workflowId}: check the workflow id (investigation-<ticketId>); runs started before the log existed keep their transcript in history (casework status)`,

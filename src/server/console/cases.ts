@@ -3,6 +3,7 @@ import { askRunning, describeCase, readCaseStatus, runInput, type CaseRun } from
 import { NoWorkerAnsweredError } from '../../client/investigations';
 import { messagesOfEntries, wholeTranscript } from '../../context/log-messages';
 import type { TranscriptLog } from '../../db/transcript-log';
+import { CustomerErasedError } from '../../temporal/codec/customer-keys';
 import { openInvestigationsQuery } from '../../observability/visibility';
 import type { CarriedState, InvestigationStatus } from '../../schemas/investigation';
 import { carriedStateQuery } from '../../workflows/investigation-api';
@@ -26,6 +27,8 @@ export interface CaseView {
   status: InvestigationStatus;
   /** The run's full transcript; null when the run (or, by reference, the transcript log) could not answer: the status only then. */
   transcript: CarriedState['transcript'] | null;
+  /** The day the customer was erased, when their data key is destroyed: the conversation is shown as erased, not unavailable. */
+  erasedOn?: string;
 }
 
 /** The ids of running investigations on `taskQueue` whose CaseworkStatus is awaiting_approval. */
@@ -45,28 +48,28 @@ export interface CaseSource {
 }
 
 /** The whole transcript of a carried state: its own when it keeps one, else rebuilt from the log; null when the log cannot be read. */
-async function transcriptOf(log: TranscriptLog, workflowId: string, carried: CarriedState): Promise<CarriedState['transcript'] | null> {
+async function transcriptOf(log: TranscriptLog, workflowId: string, carried: CarriedState): Promise<CarriedState['transcript'] | CustomerErasedError | null> {
   if (!carried.log) return carried.transcript;
   try {
     // Entries before the run's first number are earlier, closed runs' (a reopened ticket): not this case's conversation.
     const written = await log.all(workflowId, ['message'], { from: carried.log.firstSeq });
     // Entries the run has numbered but not written yet are whole in its pending queue.
     return wholeTranscript(carried.transcript, [...written, ...carried.log.pending]);
-  } catch {
-    return null;
+  } catch (error) {
+    return error instanceof CustomerErasedError ? error : null;
   }
 }
 
 /** The whole conversation of a closed run kept by reference, from the log alone; null when it kept none there or the log cannot be read. */
-async function closedTranscript(source: CaseSource, run: CaseRun): Promise<CarriedState['transcript'] | null> {
+async function closedTranscript(source: CaseSource, run: CaseRun): Promise<CarriedState['transcript'] | CustomerErasedError | null> {
   try {
     // A reopened ticket's run numbers its entries after the earlier runs'; its input says from where.
     const input = await runInput(source.client, run);
     const from = input?.carried?.log?.firstSeq ?? input?.logFrom ?? 1;
     const written = await source.log.all(run.workflowId, ['message'], { from });
     return written.length ? messagesOfEntries(written) : null;
-  } catch {
-    return null;
+  } catch (error) {
+    return error instanceof CustomerErasedError ? error : null;
   }
 }
 
@@ -82,13 +85,22 @@ export async function readCase(source: CaseSource, workflowId: string, running?:
   const status = await readCaseStatus(client, workflowId, { run });
   if (run.state !== 'running') {
     const logged = await closedTranscript(source, run);
+    if (logged instanceof CustomerErasedError) return erased(workflowId, run.runId, status, logged);
     // A closed run that kept its transcript in the workflow answers it only through a worker replaying it: asked briefly, never waited on.
     const carried = logged ? null : await askRunning(client, run, () => client.workflow.getHandle(workflowId, run.runId).query(carriedStateQuery), 2_000).catch(() => null);
-    return { workflowId, runId: run.runId, status, transcript: logged ?? (carried ? await transcriptOf(source.log, workflowId, carried) : null) };
+    const fromCarried = logged ?? (carried ? await transcriptOf(source.log, workflowId, carried) : null);
+    if (fromCarried instanceof CustomerErasedError) return erased(workflowId, run.runId, status, fromCarried);
+    return { workflowId, runId: run.runId, status, transcript: fromCarried };
   }
   const carried = await askRunning(client, run, () => client.workflow.getHandle(workflowId).query(carriedStateQuery)).catch(() => null);
   const transcript = carried ? await transcriptOf(source.log, workflowId, carried) : null;
+  if (transcript instanceof CustomerErasedError) return erased(workflowId, run.runId, status, transcript);
   return { workflowId, runId: run.runId, status, transcript };
+}
+
+/** A case whose customer was erased: the status, and the day in place of the conversation. */
+function erased(workflowId: string, runId: string, status: InvestigationStatus, error: CustomerErasedError): CaseView {
+  return { workflowId, runId, status, transcript: null, erasedOn: error.erasedAt.slice(0, 10) };
 }
 
 /** Runs `fn` over `items`, at most `limit` at once, keeping order; a failed item becomes null. */

@@ -128,6 +128,17 @@ export function memoryPage(memory: CustomerMemory, ref: string, session: Session
       <input type="text" id="confirm" name="confirm" autocomplete="off" required />
       <div class="actions"><button type="submit" class="danger">Forget everything</button></div>
     </form>
+    <h2>Erase this customer</h2>
+    <form method="post" action="/console/customers/${ref}/erase" class="card" data-erase>
+      ${csrfInput(session)}
+      <p>
+        Deletes their memory and destroys their data key: every transcript and kept reply of theirs becomes unreadable, for good. Refused while one of their investigations runs.
+        Recorded with your name, without content.
+      </p>
+      <label for="erase-confirm">Type the customer id <code>${memory.customer_id}</code> to confirm</label>
+      <input type="text" id="erase-confirm" name="confirm" autocomplete="off" required />
+      <div class="actions"><button type="submit" class="danger">Erase customer</button></div>
+    </form>
     <h2>Audit trail <span class="muted">(${memory.audit.length})</span></h2>
     <div class="table-wrap">
       <table data-audit>

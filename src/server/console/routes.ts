@@ -3,7 +3,8 @@ import type { RefundDecision } from '../../schemas/investigation';
 import { decideRefund, readStatus } from '../../client/investigations';
 import { mapRequesterAndDeliver } from '../../client/parked-deliveries';
 import { discardParked, isParkingDesk, listParked } from '../../db/parked-deliveries';
-import { bodyCodecOf } from '../../temporal/codec/body-codec';
+import { eraseCustomer } from '../../client/erasure';
+import { bodyCodecOf, customerKeysOf } from '../../temporal/codec/body-codec';
 import { codecFor } from '../../temporal/data-converter';
 import { correctNote, forgetMemory, showMemory } from '../../memory/control';
 import { decisionProblem } from '../../workflows/approvals';
@@ -43,7 +44,7 @@ import { timelinePage } from './timeline';
 //   GET  /console/cases/:workflowId                a case's timeline
 //   GET  /console/deliveries · POST /console/deliveries/map · POST /console/deliveries/:id/discard
 //   GET  /console/customers · POST /console/customers/lookup
-//   GET  /console/customers/:ref · POST /console/customers/:ref/correct | forget | forget-all
+//   GET  /console/customers/:ref · POST /console/customers/:ref/correct | forget | forget-all | erase
 //   GET  /console/assets/console.css | console.js
 
 /** Where the console is mounted. */
@@ -283,7 +284,7 @@ async function post(ctx: RouteContext, state: ConsoleState, req: IncomingMessage
     const customerId = field(form, 'customerId', 'the customer id', 100);
     return redirect(`/console/customers/${state.refs.refOf(customerId)}`);
   }
-  const action = /^\/customers\/([^/]+)\/(correct|forget|forget-all)$/.exec(rest);
+  const action = /^\/customers\/([^/]+)\/(correct|forget|forget-all|erase)$/.exec(rest);
   if (action) {
     requireSupport(session);
     const ref = action[1] ?? '';
@@ -304,6 +305,12 @@ async function post(ctx: RouteContext, state: ConsoleState, req: IncomingMessage
         const noteId = field(form, 'noteId', 'the note id', 20);
         await forgetMemory(pool, customerId, { noteId, actor: actorOf(session) });
         return done('ok', `Note ${noteId} forgotten.`);
+      }
+      if (action[2] === 'erase') {
+        // Erasure cannot be undone: the person types the customer's own id, not a generic word.
+        if ((form.get('confirm') ?? '').trim() !== customerId) return done('error', `Nothing was erased: type the customer id ${customerId} to confirm.`);
+        const erased = await eraseCustomer({ pool, keys: customerKeysOf(pool, codecFor(ctx.deps.config)), client: ctx.deps.client }, { customerId, by: actorOf(session) });
+        return done('ok', `Erased on ${erased.erasure.erasedAt.slice(0, 10)}: memory deleted, data key destroyed; their transcripts can no longer be read.`);
       }
       if ((form.get('confirm') ?? '').trim().toLowerCase() !== 'forget') return done('error', 'Nothing was deleted: type "forget" to confirm forgetting everything.');
       const result = await forgetMemory(pool, customerId, { actor: actorOf(session) });

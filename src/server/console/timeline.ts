@@ -53,6 +53,7 @@ export function timelinePage(view: CaseView, ctx: TimelineContext): string {
       <div><span>Against no clearing</span><span data-clearing-saving>${saving}</span></div>
       <div><span>Temporal</span><a href="${temporalUiLink(ctx.temporalUiUrl, ctx.namespace, view.workflowId, view.runId)}" rel="noreferrer">this run in the web UI</a></div>
     </div>
+    ${view.erasedOn ? html`<p class="notice" data-erased>The conversation was erased on ${view.erasedOn}: the customer's data key is destroyed.</p>` : ''}
     ${status.pendingApproval ? html`<p class="notice">Waiting for a refund decision: ${money(status.pendingApproval.amount_cents, status.pendingApproval.currency)} on order ${status.pendingApproval.order_id}. <a href="/console/inbox">Open the inbox</a></p>` : ''}
     ${status.refunds.length ? html`<p>Refunds paid: ${status.refunds.map((r) => `${money(r.amount_cents, r.currency)} on order ${r.order_id} (${r.refund_id})`).join('; ')}</p>` : ''}
     ${

@@ -46,8 +46,10 @@ export class EncryptionCodec implements PayloadCodec {
   private readonly nonceKeys = new Map<string, Buffer>();
 
   constructor(
-    private readonly keyring: Keyring,
-    private readonly nonceMode: NonceMode = 'derived',
+    /** The master keys: per-customer data keys are wrapped under them (customer-keys.ts). */
+    readonly keyring: Keyring,
+    /** How nonces are chosen, shared by the customer keys' codecs. */
+    readonly nonceMode: NonceMode = 'derived',
   ) {}
 
   /** The key id new payloads are encrypted with. */

@@ -1,0 +1,161 @@
+import { performance } from 'node:perf_hooks';
+import { Client as PgClient } from 'pg';
+import { eraseCustomer } from '../src/client/erasure';
+import { loadConfig } from '../src/config';
+import { migrate } from '../src/db/migrate';
+import { openDatabase } from '../src/db/pool';
+import { startDevServer } from '../src/dev/env/dev-server';
+import { createMemoryActivities } from '../src/activities/memory';
+import { rememberNote } from '../src/memory/remember';
+import type { LogEntry } from '../src/schemas/transcript-log';
+import { bodyCodecOf, customerBodyCodec, customerKeysOf, openTranscriptLog } from '../src/temporal/codec/body-codec';
+import { CustomerKeys } from '../src/temporal/codec/customer-keys';
+import { connectClient } from '../src/temporal/client';
+import { codecFor } from '../src/temporal/data-converter';
+
+// `DATABASE_URL=postgres://… npx tsx scripts/bench-erasure.ts [--customers 3] [--payloads 2000] [--rounds 5]`
+// Two figures, in one run, on a database of its own (created and dropped here) and a Temporal
+// dev server (CASEWORK_BENCH_TEMPORAL_PORT, default 7335; reused when one listens there):
+//  1. erasing a customer with 50 notes, 20 closed cases and 2,000 transcript entries (100 on
+//     each of their 20 tickets): the whole eraseCustomer, its running-investigation check
+//     (one describe per ticket) included;
+//  2. the per-payload decode cost of transcript bodies under a customer's data key (cached, as
+//     a worker holds it) and under the deployment key, the same bodies, rounds interleaved.
+
+function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const value = i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a positive whole number`);
+  return value;
+}
+
+const NOTES = 50;
+const CASES = 20;
+const ENTRIES = 2_000;
+
+async function admin(url: string, sql: string): Promise<void> {
+  const client = new PgClient({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A tool result of about 1.5 KB, as an investigation's entries are. */
+function entry(seq: number, customerId: string): LogEntry {
+  const text = `Tracking for order ${seq} of ${customerId}: scanned at hub ${seq % 17}, bag ${seq % 91}, out for delivery. `.repeat(14);
+  return { seq, kind: 'message', role: 'user', body: { type: 'tool_result', tool_use_id: `toolu_${seq}`, content: text }, tokens: Math.ceil(text.length / 4) };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main(): Promise<void> {
+  const customers = flag('customers', 3);
+  const payloads = flag('payloads', 2_000);
+  const rounds = flag('rounds', 5);
+  const base = loadConfig();
+  if (!base.DATABASE_URL) throw new Error('set DATABASE_URL to a Postgres server this bench may create a database on');
+  const name = `casework_bench_erasure_${process.pid}`;
+  await admin(base.DATABASE_URL, `CREATE DATABASE ${name}`);
+  const url = new URL(base.DATABASE_URL);
+  url.pathname = `/${name}`;
+  const port = Number(process.env.CASEWORK_BENCH_TEMPORAL_PORT ?? 7335);
+  const server = await startDevServer({ port, uiPort: port + 1000, headless: true });
+  const config = loadConfig({ ...process.env, DATABASE_URL: url.toString(), TEMPORAL_ADDRESS: server.address });
+  const db = await openDatabase(config);
+  const { client, close } = await connectClient(config, { pool: db.app });
+  try {
+    await migrate(db.admin);
+    const codec = codecFor(config);
+    const log = openTranscriptLog(db.app, codec);
+    const memory = createMemoryActivities({ pool: db.app });
+    const now = new Date().toISOString();
+
+    // 1. Erase time.
+    const eraseMs: number[] = [];
+    for (let c = 0; c < customers; c++) {
+      const customerId = `bench-erase-${c}`;
+      for (let t = 0; t < CASES; t++) {
+        const ticketId = `BE-${c}-${t}`;
+        await db.admin.query('INSERT INTO ticket_owners (ticket_id, customer_id, first_event_id) VALUES ($1, $2, $3)', [ticketId, customerId, `e-${ticketId}`]);
+        const perTicket = ENTRIES / CASES;
+        await log.write(
+          `investigation-${ticketId}`,
+          Array.from({ length: perTicket }, (_, i) => entry(i + 1, customerId)),
+        );
+        await memory.recordCase({
+          customerId,
+          workflowId: `investigation-${ticketId}`,
+          ticketId,
+          orderIds: [`${4000 + t}`],
+          summary: `Parcel ${t} was left at the wrong door`,
+          resolution: 'refunded',
+          closedOn: now.slice(0, 10),
+        });
+      }
+      for (let n = 0; n < NOTES; n++) {
+        await rememberNote(db.app, { customerId, fact: `Prefers deliveries to locker number ${100 + n} at the station`, sourceRun: `investigation-BE-${c}-0`, now, ttlMonths: 12 });
+      }
+      const counts = await db.admin.query<{ notes: number; cases: number; entries: number }>(
+        `SELECT (SELECT count(*)::int FROM memory_notes WHERE customer_id = $1) AS notes, (SELECT count(*)::int FROM memory_cases WHERE customer_id = $1) AS cases,
+                (SELECT count(*)::int FROM transcript_log WHERE workflow_id LIKE $2) AS entries`,
+        [customerId, `investigation-BE-${c}-%`],
+      );
+      const t0 = performance.now();
+      const report = await eraseCustomer({ pool: db.app, keys: customerKeysOf(db.app, codec), client }, { customerId, by: 'bench' });
+      eraseMs.push(performance.now() - t0);
+      const row = counts.rows[0]!;
+      console.log(
+        `erased ${customerId}: ${row.notes} notes, ${row.cases} cases, ${row.entries} transcript entries in ${eraseMs.at(-1)!.toFixed(1)} ms (deleted ${report.deleted.notes} notes, ${report.deleted.cases} cases)`,
+      );
+    }
+
+    // 2. Per-payload decode, customer key vs deployment key, the same bodies.
+    const customerKeys = new CustomerKeys(db.app, codec.keyring);
+    const perCustomer = customerBodyCodec(codec, customerKeys);
+    const deployment = bodyCodecOf(codec);
+    const bodies = Array.from({ length: payloads }, (_, i) => entry(i + 1, 'bench-decode').body);
+    const underCustomer = await Promise.all(bodies.map((b) => perCustomer.encode(b, { customerId: 'bench-decode' })));
+    const underDeployment = await Promise.all(bodies.map((b) => deployment.encode(b)));
+    const time = async (codecToUse: typeof deployment, all: Buffer[]) => {
+      const t0 = performance.now();
+      for (const bytes of all) await codecToUse.decode(bytes);
+      return ((performance.now() - t0) * 1000) / all.length;
+    };
+    await time(perCustomer, underCustomer);
+    await time(deployment, underDeployment);
+    const cust: number[] = [];
+    const dep: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      // Interleaved, alternating which goes first, so drift and warm-up fall on both alike.
+      if (r % 2 === 0) {
+        cust.push(await time(perCustomer, underCustomer));
+        dep.push(await time(deployment, underDeployment));
+      } else {
+        dep.push(await time(deployment, underDeployment));
+        cust.push(await time(perCustomer, underCustomer));
+      }
+    }
+    console.log('');
+    console.log('| measure | value |');
+    console.log('| --- | --- |');
+    console.log(
+      `| erase: ${NOTES} notes, ${CASES} cases, ${ENTRIES} transcript entries (median of ${customers}) | ${median(eraseMs).toFixed(1)} ms (min ${Math.min(...eraseMs).toFixed(1)}, max ${Math.max(...eraseMs).toFixed(1)}) |`,
+    );
+    console.log(`| decode per payload, deployment key (median of ${rounds} rounds × ${payloads}) | ${median(dep).toFixed(1)} µs |`);
+    console.log(`| decode per payload, customer key, cached (same) | ${median(cust).toFixed(1)} µs |`);
+    console.log(`| ratio customer / deployment | ${(median(cust) / median(dep)).toFixed(3)} |`);
+  } finally {
+    await close();
+    await db.close();
+    await server.stop();
+    await admin(base.DATABASE_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
