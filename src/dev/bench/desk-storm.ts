@@ -121,13 +121,14 @@ export async function runDeskStorm(config: Config, options: { out: Out; deliveri
     stops.push(() => a.close());
 
     let n = base;
-    const tracked: Tracked[] = DESKS.flatMap((desk) => {
+    const byDesk = DESKS.map((desk) => {
       const batch = freshDeliveries(desk, perDesk, n, secrets, standin);
       n += perDesk;
-      return batch.map((delivery) => ({ delivery, workflowId: workflowOf(delivery), statuses: [] }));
+      return batch.map((delivery): Tracked => ({ delivery, workflowId: workflowOf(delivery), statuses: [] }));
     });
-    // Interleave the desks, as deliveries arrive.
-    tracked.sort((x, y) => x.workflowId.localeCompare(y.workflowId));
+    // Interleaved, one desk after another, as deliveries arrive: every desk meets the outage, the
+    // restart and the machine's load alike, so the desks' rows compare.
+    const tracked: Tracked[] = Array.from({ length: perDesk }, (_, i) => byDesk.map((batch) => batch[i]!)).flat();
     const latencies = new Map<InboundDeskName, { fresh: number[]; duplicate: number[] }>(DESKS.map((d) => [d, { fresh: [], duplicate: [] }]));
     const retryLater: Tracked[] = [];
     const outageFrom = Math.floor(tracked.length * 0.45);
