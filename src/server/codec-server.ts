@@ -9,7 +9,7 @@ import type { Config } from '../config';
 import { BadInputError, kindOf, RefusedError } from '../errors';
 import { productionMode } from '../temporal/codec/keys';
 import { codecCookie, ownOrigin, sessionCookieOf, sessionProblem, sessionValue, SIGN_IN_HEADERS, signInPage } from './codec-session';
-import { HttpError, readBodyText, sendJson } from './http';
+import { drainingClose, HttpError, readBodyText, sendJson } from './http';
 import { HEALTH_DEADLINE_MS, keysHealth, postgresHealth } from './routes/health';
 
 // Temporal's codec-server protocol: POST …/encode and …/decode, each taking and answering
@@ -343,21 +343,14 @@ export async function startCodecServer(
     server.listen(options.port ?? config.CASEWORK_CODEC_SERVER_PORT, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  let closing: Promise<void> | undefined;
+  const closeGracefully = drainingClose(server, () => {
+    draining = true;
+  });
   return {
     server,
     url: `http://${host}:${port}`,
     close(graceMs = CODEC_SHUTDOWN_GRACE_MS) {
-      closing ??= new Promise<void>((resolve) => {
-        draining = true;
-        const cut = setTimeout(() => server.closeAllConnections(), graceMs);
-        server.close(() => {
-          clearTimeout(cut);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
-      return closing;
+      return closeGracefully(graceMs);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { CaseworkError, httpStatusOf, retryAfterOf } from '../errors';
 import { InvalidEventError, MAX_MESSAGE_CHARS } from '../schemas/event';
 import { idProblem } from '../schemas/text';
@@ -132,4 +132,23 @@ export function decodeSegment(part: string, what = 'path segment'): string {
 /** True for a JSON object (not an array, not null). */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A server's graceful close, once however often it is called: `onDrain` first (readiness answers
+ * 503 from then on), the listener closed, idle connections dropped, requests in flight given
+ * `graceMs` to finish before every connection is cut.
+ */
+export function drainingClose(server: Server, onDrain: () => void): (graceMs: number) => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return (graceMs) =>
+    (closing ??= new Promise<void>((resolve) => {
+      onDrain();
+      const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+      server.close(() => {
+        clearTimeout(cut);
+        resolve();
+      });
+      server.closeIdleConnections();
+    }));
 }

@@ -7,6 +7,7 @@ import type { Config } from '../config';
 import { connectionOptions } from '../temporal/connection';
 import { dataConverterFor } from '../temporal/data-converter';
 import { createApp, type App, type AppDeps, type RequestLog } from './app';
+import { drainingClose } from './http';
 import { traceRequest } from '../observability/http-tracing';
 import { currentTracing, startTracing } from '../observability/tracing';
 import { tracingClientInterceptors } from '../observability/worker-tracing';
@@ -56,22 +57,15 @@ export async function startServer(deps: Omit<AppDeps, 'isShuttingDown'>, port: n
     });
   });
   const bound = (server.address() as AddressInfo).port;
-  let closing: Promise<void> | undefined;
+  const closeGracefully = drainingClose(server, () => {
+    draining = true;
+  });
   return {
     port: bound,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
     app,
     close(graceMs = SHUTDOWN_GRACE_MS) {
-      closing ??= new Promise<void>((resolve) => {
-        draining = true;
-        const cut = setTimeout(() => server.closeAllConnections(), graceMs);
-        server.close(() => {
-          clearTimeout(cut);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
-      return closing;
+      return closeGracefully(graceMs);
     },
   };
 }
