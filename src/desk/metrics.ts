@@ -23,7 +23,7 @@ export interface DeskMetrics {
 export function createDeskMetrics(registry: Registry): DeskMetrics {
   const received = new Counter({
     name: DESK_METRICS.webhooksReceived,
-    help: 'Desk webhook deliveries, by desk and outcome: accepted, ignored (a topic casework does not handle) or rejected.',
+    help: 'Desk webhook deliveries, by desk and what the adapter made of them: accepted, unmapped (no customer mapped by configuration), ignored (a topic casework does not handle) or rejected.',
     labelNames: ['desk', 'outcome'] as const,
     registers: [registry],
   });
