@@ -49,6 +49,20 @@ async function searchAttributes(id: string) {
   return { status: described.typedSearchAttributes.get(SA.status), step: described.typedSearchAttributes.get(SA.step) };
 }
 
+/**
+ * The search attributes once they read `expected`, or what they read after 10 s. The status
+ * query answers from the worker's state, which can be ahead of the workflow task completion
+ * (with the upsert) the server has recorded, so a describe right after it may still read the last step's.
+ */
+async function searchAttributesReaching(id: string, expected: Awaited<ReturnType<typeof searchAttributes>>) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const read = await searchAttributes(id);
+    if ((read.status === expected.status && read.step === expected.step) || Date.now() > deadline) return read;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** The result the model was sent for `toolUseId`, from the request of the following step. */
 function resultFor(request: ModelRequest, toolUseId: string) {
   const found = lastToolResults(request).find((r) => r.tool_use_id === toolUseId);
@@ -94,7 +108,7 @@ describe('a whole investigation', () => {
     assert.deepEqual([filed.request_id, filed.status], [pending.request_id, 'awaiting_approval']);
     assert.equal(await requestStatus(pending.request_id), 'awaiting_approval');
     assert.deepEqual(await refundRows(pending.request_id), [], 'no refund before approval');
-    assert.deepEqual(await searchAttributes(id), { status: 'awaiting_approval', step: 3 });
+    assert.deepEqual(await searchAttributesReaching(id, { status: 'awaiting_approval', step: 3 }), { status: 'awaiting_approval', step: 3 });
 
     const approval = { requestId: pending.request_id, decision: 'approved' as const, approver: 'support-lead' };
     const first = await decideRefund(ctx.tw.client, id, approval);
@@ -121,7 +135,7 @@ describe('a whole investigation', () => {
     );
     assert.deepEqual(await refundRows(pending.request_id), [{ amount_cents: 1500 }], 'exactly one refund row for the approval');
     assert.equal(await requestStatus(pending.request_id), 'refunded');
-    assert.deepEqual(await searchAttributes(id), { status: 'waiting_for_customer', step: 4 });
+    assert.deepEqual(await searchAttributesReaching(id, { status: 'waiting_for_customer', step: 4 }), { status: 'waiting_for_customer', step: 4 });
 
     // The run's totals are the sum of what each model call reported.
     const usages = model.replies(id).map((r) => r.usage);
