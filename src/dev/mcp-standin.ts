@@ -9,14 +9,14 @@ import { z } from 'zod';
 // reachable over stdio and streamable HTTP as the protocol specifies: one read-only tool,
 // `lookup_warranty`, and one money-moving tool, `issue_store_credit`, which takes an
 // idempotency key the way payment APIs do (the same key and arguments answer the first credit
-// again; the same key with other arguments is refused). It counts every invocation and every
+// again; the same key with other arguments is refused; without a key every call issues one). It counts every invocation and every
 // credit actually issued, and `standin_counts` reports them: a tool no configuration declares,
 // so casework never offers it to the model. Nothing leaves the machine.
 
 /** What the stand-in has seen: every call of issue_store_credit, and the credits it issued (one per idempotency key). */
 export interface McpStandinState {
   invocations: number;
-  credits: { credit_id: string; idempotency_key: string; order_id: string; amount_cents: number; reason: string }[];
+  credits: { credit_id: string; idempotency_key: string | null; order_id: string; amount_cents: number; reason: string }[];
   lookups: number;
 }
 
@@ -62,19 +62,23 @@ export function createMcpStandinServer(state: McpStandinState): McpServer {
         order_id: z.string().min(1),
         amount_cents: z.number().int().positive().describe('Credit in cents.'),
         reason: z.string().min(3),
-        idempotency_key: z.string().min(8).describe('Repeating a call with the same key and arguments returns the first credit instead of issuing another.'),
+        idempotency_key: z
+          .string()
+          .min(8)
+          .optional()
+          .describe('Repeating a call with the same key and arguments returns the first credit instead of issuing another. Without a key, every call issues a credit.'),
       },
     },
     ({ order_id, amount_cents, reason, idempotency_key }) => {
       state.invocations += 1;
-      const earlier = state.credits.find((c) => c.idempotency_key === idempotency_key);
+      const earlier = idempotency_key === undefined ? undefined : state.credits.find((c) => c.idempotency_key === idempotency_key);
       if (earlier) {
         if (earlier.order_id !== order_id || earlier.amount_cents !== amount_cents || earlier.reason !== reason) {
           return failure(`Idempotency key ${idempotency_key} was already used with other arguments; nothing was issued.`);
         }
         return text({ ...earlier, status: 'issued', replayed: true });
       }
-      const credit = { credit_id: `sc_${state.credits.length + 1}`, idempotency_key, order_id, amount_cents, reason };
+      const credit = { credit_id: `sc_${state.credits.length + 1}`, idempotency_key: idempotency_key ?? null, order_id, amount_cents, reason };
       state.credits.push(credit);
       return text({ ...credit, status: 'issued' });
     },

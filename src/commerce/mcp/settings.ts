@@ -26,8 +26,7 @@ const ToolDeclaration = z.union([
   }),
 ]);
 
-const toolName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'tool names are letters, digits, "_" and "-"');
-const tools = z.record(toolName, ToolDeclaration).refine((t) => Object.keys(t).length > 0, 'declare at least one tool, each "read-only" or "money-moving"');
+const tools = z.record(z.string(), ToolDeclaration).refine((t) => Object.keys(t).length > 0, 'declare at least one tool, each "read-only" or "money-moving"');
 
 /** Header values read from environment variables, so a token need not sit in the file. */
 const headersFromEnv = z.record(z.string().min(1), z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must name an environment variable'));
@@ -51,8 +50,12 @@ const Server = z.discriminatedUnion('transport', [
 ]);
 
 const ServersFile = z.strictObject({
-  servers: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,19}$/, 'server names are lower-case letters, digits and "_", at most 20'), Server),
+  servers: z.record(z.string(), Server),
 });
+
+// Checked by hand, not by the record's key schema: zod reports a bad key only as "Invalid key in record".
+const SERVER_NAME = /^[a-z][a-z0-9_]{0,19}$/;
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** One tool as configuration declares it. */
 export interface DeclaredTool {
@@ -105,7 +108,9 @@ export function mcpServerSettings(config: Pick<Config, 'CASEWORK_MCP_SERVERS'>, 
   const parsed = ServersFile.safeParse(json);
   if (!parsed.success) throw new ConfigError(`invalid configuration: ${VARIABLE}: ${describeIssues(parsed.error, '(the whole file)')}`);
   return Object.entries(parsed.data.servers).map(([name, server]) => {
+    if (!SERVER_NAME.test(name)) throw new ConfigError(`invalid configuration: ${VARIABLE}: servers.${name}: server names are lower-case letters, digits and "_", at most 20`);
     const declared = Object.entries(server.tools).map(([tool, d]): DeclaredTool => {
+      if (!TOOL_NAME.test(tool)) throw new ConfigError(`invalid configuration: ${VARIABLE}: servers.${name}.tools.${tool}: tool names are letters, digits, "_" and "-"`);
       const long = offeredName(name, tool);
       if (long.length > MAX_TOOL_NAME) {
         throw new ConfigError(`invalid configuration: ${VARIABLE}: servers.${name}.tools.${tool}: the offered name ${long} is longer than ${MAX_TOOL_NAME} characters`);
