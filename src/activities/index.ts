@@ -11,6 +11,7 @@ import { createModelActivities } from './model';
 import { createToolActivities } from './tools';
 import { createTranscriptActivities, withResultLogging } from './transcript-log';
 import type { TranscriptLog } from '../db/transcript-log';
+import { createRetentionActivities, type RetentionDeps } from './retention';
 
 /** What the activities need from the world; built once, in worker.ts. */
 export interface ActivityDeps {
@@ -24,6 +25,8 @@ export interface ActivityDeps {
   desk?: DeskActivityDeps;
   /** The transcript log (history by reference); unset, only the steps of runs recorded before it can run. */
   transcriptLog?: TranscriptLog;
+  /** Retention's settings and checks; unset, the retention workflow's activity is not registered on this worker. */
+  retention?: Omit<RetentionDeps, 'pool'>;
 }
 
 /** Every activity the Investigation workflow calls, keyed by activity name (tools by tool name). */
@@ -39,6 +42,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCompactionActivities({ model }),
     ...createBulkReadActivities({ pool: deps.pool, model }),
     ...createDeskActivities(deps.desk ?? { clients: new Map() }),
+    ...(deps.retention ? createRetentionActivities({ pool: deps.pool, ...deps.retention }) : {}),
   };
 }
 
