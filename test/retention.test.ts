@@ -89,6 +89,10 @@ describe('retention', () => {
     await deliver(tw, model, running);
     await db.admin.query('UPDATE transcript_log SET created_at = $2 WHERE workflow_id = $1', [runningId, daysAgo(60)]);
     await db.admin.query('UPDATE model_replies SET created_at = $2 WHERE workflow_id = $1', [runningId, daysAgo(60)]);
+    // Its customer's payloads, however old, stay too: its history may be replayed and reads them.
+    await db.admin.query("UPDATE customer_payloads SET last_stored_at = $1 WHERE customer_id = 'cust_retained'", [daysAgo(50)]);
+    const runningPayloads = await count("customer_payloads WHERE customer_id = 'cust_retained'");
+    assert.ok(runningPayloads > 0, 'the running investigation stored its payloads under its customer');
     const runningEntries = await count('transcript_log WHERE workflow_id = $1', [runningId]);
     assert.ok(runningEntries > 0);
     for (let i = 0; i < 3; i++) await payload('customer_payloads', 50);
@@ -121,7 +125,9 @@ describe('retention', () => {
     assert.equal(await count('model_replies WHERE workflow_id = $1', [old]), 0);
     assert.equal(await count('transcript_log WHERE workflow_id = $1', [recent]), 3, "a recent investigation's entries stay");
     assert.equal(await count('transcript_log WHERE workflow_id = $1', [runningId]), runningEntries, "a running investigation's entries stay, however old");
-    assert.equal(await count("customer_payloads WHERE last_stored_at < now() - interval '40 days'"), 0);
+    assert.equal(await count("customer_payloads WHERE last_stored_at < now() - interval '40 days' AND customer_id IS DISTINCT FROM 'cust_retained'"), 0);
+    // Rows only ever go by deletion, so as many or more (its status queries store theirs) means none of hers went.
+    assert.ok((await count("customer_payloads WHERE customer_id = 'cust_retained'")) >= runningPayloads, "a running investigation's customer keeps every stored payload");
     assert.ok((await count('customer_payloads')) >= customerPayloadsBefore - report.stores.customer_payloads!.rows);
     assert.equal(await count("memory_cases WHERE source_run = 'run-new'"), 1, 'memory of a recent case stays');
     const scrape = await processMetrics().registry.metrics();

@@ -1,10 +1,13 @@
 import type { Pool } from 'pg';
+import { ticketsOf } from '../db/customer-keys';
+import { investigationId } from '../schemas/event';
 import {
   deleteInvestigationContent,
   deleteOldCaseMemory,
   deleteStalePayloads,
   idleInvestigations,
   RETENTION_STORES,
+  staleCustomerPayloadOwners,
   type RetentionSettings,
   type RetentionStore,
 } from '../db/retention';
@@ -65,6 +68,27 @@ export function createRetentionActivities(deps: RetentionDeps) {
     }
   }
 
+  /**
+   * The owners of stale customer payloads that must keep them: a customer with an investigation
+   * running (its history may be replayed and reads them, and equal payloads of one customer are
+   * shared), and an investigation without an owner that is running.
+   */
+  async function runningOwners(before: Date): Promise<{ customers: string[]; workflows: string[] }> {
+    const stale = await staleCustomerPayloadOwners(pool, before);
+    const customers: string[] = [];
+    for (const customerId of stale.customers) {
+      for (const ticketId of await ticketsOf(pool, customerId)) {
+        if (await deps.isRunning(investigationId(ticketId))) {
+          customers.push(customerId);
+          break;
+        }
+      }
+    }
+    const workflows: string[] = [];
+    for (const workflowId of stale.workflows) if (await deps.isRunning(workflowId)) workflows.push(workflowId);
+    return { customers, workflows };
+  }
+
   return failuresForTemporal({
     /** One retention run at `now` (the workflow's time): every store emptied of what is past its retention; the rows removed and the time taken per store. */
     async applyRetention(input: { now: string }): Promise<RetentionReport> {
@@ -80,11 +104,14 @@ export function createRetentionActivities(deps: RetentionDeps) {
           }
         };
         await timed(['transcript_log', 'model_replies'], () => investigationContent(input.now));
-        for (const table of ['customer_payloads', 'payload_blobs'] as const) {
-          await timed([table], async () => ({
-            [table]: await drain(() => deleteStalePayloads(pool, table, cutoff(input.now, settings.payloadDays), settings.batchSize), settings.batchSize),
-          }));
-        }
+        const payloadCutoff = cutoff(input.now, settings.payloadDays);
+        await timed(['customer_payloads'], async () => {
+          const keep = await runningOwners(payloadCutoff);
+          return { customer_payloads: await drain(() => deleteStalePayloads(pool, 'customer_payloads', payloadCutoff, settings.batchSize, keep), settings.batchSize) };
+        });
+        await timed(['payload_blobs'], async () => ({
+          payload_blobs: await drain(() => deleteStalePayloads(pool, 'payload_blobs', payloadCutoff, settings.batchSize), settings.batchSize),
+        }));
         await timed(['memory_cases'], async () => ({
           memory_cases: await drain(() => deleteOldCaseMemory(pool, cutoff(input.now, settings.caseMemoryDays), settings.batchSize), settings.batchSize),
         }));

@@ -87,13 +87,43 @@ export async function deleteInvestigationContent(pool: Pool, workflowIds: readon
   });
 }
 
-/** Deletes up to `batchSize` stored payloads of `table` not stored again since `cutoff`. */
-export async function deleteStalePayloads(pool: Pool, table: 'customer_payloads' | 'payload_blobs', cutoff: Date, batchSize: number): Promise<number> {
+/** The customers (and, for payloads stored without one, the investigations) whose customer payloads are older than `cutoff`. */
+export async function staleCustomerPayloadOwners(pool: Pool, cutoff: Date): Promise<{ customers: string[]; workflows: string[] }> {
+  const rows: unknown = await asRetentionRole(pool, async (client) => {
+    const { rows } = await client.query<{ customer_id: string | null; workflow_id: string | null }>(
+      `SELECT DISTINCT customer_id, CASE WHEN customer_id IS NULL THEN workflow_id END AS workflow_id FROM customer_payloads WHERE last_stored_at < $1`,
+      [cutoff.toISOString()],
+    );
+    return rows;
+  });
+  const parsed = z.array(z.object({ customer_id: z.string().nullable(), workflow_id: z.string().nullable() })).parse(rows);
+  return {
+    customers: parsed.flatMap((r) => (r.customer_id ? [r.customer_id] : [])),
+    workflows: parsed.flatMap((r) => (r.workflow_id ? [r.workflow_id] : [])),
+  };
+}
+
+/**
+ * Deletes up to `batchSize` stored payloads of `table` not stored again since `cutoff`, except
+ * those of the customers (customer_payloads) or investigations in `keep`: a payload is shared by
+ * equal payloads of one customer's investigations, so a running one keeps all of its customer's.
+ */
+export async function deleteStalePayloads(
+  pool: Pool,
+  table: 'customer_payloads' | 'payload_blobs',
+  cutoff: Date,
+  batchSize: number,
+  keep: { customers: readonly string[]; workflows: readonly string[] } = { customers: [], workflows: [] },
+): Promise<number> {
+  const spare =
+    table === 'customer_payloads'
+      ? 'AND (customer_id IS NULL OR customer_id <> ALL($3::text[])) AND (customer_id IS NOT NULL OR workflow_id IS NULL OR workflow_id <> ALL($4::text[]))'
+      : 'AND cardinality($3::text[]) >= 0 AND cardinality($4::text[]) >= 0';
   return asRetentionRole(pool, async (client) => {
     const { rows } = await client.query(
-      `WITH gone AS (DELETE FROM ${table} WHERE sha256 IN (SELECT sha256 FROM ${table} WHERE last_stored_at < $1 LIMIT $2) RETURNING 1)
+      `WITH gone AS (DELETE FROM ${table} WHERE sha256 IN (SELECT sha256 FROM ${table} WHERE last_stored_at < $1 ${spare} LIMIT $2) RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
-      [cutoff.toISOString(), batchSize],
+      [cutoff.toISOString(), batchSize, [...keep.customers], [...keep.workflows]],
     );
     return Count.parse(rows[0]).n;
   });
