@@ -112,13 +112,14 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
   const versioning = deploymentOptions(config);
   // Started by runWorker (or a test) before the worker is created; undefined when tracing is off.
   const tracing = currentTracing();
+  const dataConverter = dataConverterFor(config, deps.pool, { codec });
   return Worker.create({
     connection: deps.connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...workflows,
     // Encrypts every payload and stores the large ones in Postgres (or S3): what a customer wrote never sits in Temporal in clear.
-    dataConverter: dataConverterFor(config, deps.pool, { codec }),
+    dataConverter,
     activities: createActivities({
       pool: deps.pool,
       model: instrumentModel(deps.model, metrics, { requestModel: deps.model.offline ? deps.model.label : config.CASEWORK_MODEL }),
@@ -127,6 +128,7 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
       desk: { clients: desk.clients, observer: metrics.desk.observer, rateLimit: { maxWaitSeconds: config.CASEWORK_DESK_RATE_LIMIT_WAIT_SECONDS } },
       transcriptLog: new TranscriptLog(deps.pool, bodyCodecOf(codec)),
       mcp: deps.mcp,
+      retention: retentionDeps(config, new Client({ connection: deps.connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter }), metrics),
     }),
     sinks: tracingSinks(tracing),
     interceptors: {
@@ -138,6 +140,32 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     ...(config.CASEWORK_WORKFLOW_CACHE_SIZE === undefined ? {} : { maxCachedWorkflows: config.CASEWORK_WORKFLOW_CACHE_SIZE }),
     ...(deps.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: deps.shutdownGraceMs }),
   });
+}
+
+/** The retention activity's settings, its check that an investigation has closed, and its metrics. */
+function retentionDeps(config: Config, client: Client, metrics: CaseworkMetrics) {
+  return {
+    settings: {
+      transcriptDays: config.CASEWORK_RETENTION_TRANSCRIPT_DAYS,
+      payloadDays: config.CASEWORK_RETENTION_PAYLOAD_DAYS,
+      caseMemoryDays: config.CASEWORK_RETENTION_CASE_MEMORY_DAYS,
+      batchSize: Math.max(1, config.CASEWORK_RETENTION_BATCH),
+    },
+    isRunning: async (workflowId: string) => {
+      const described = await client.workflow
+        .getHandle(workflowId)
+        .describe()
+        .catch((error: unknown) => {
+          if ((error as Error).name === 'WorkflowNotFoundError') return undefined;
+          throw error;
+        });
+      return described?.status.name === 'RUNNING';
+    },
+    onStore: (store: string, rows: number, seconds: number) => {
+      metrics.retentionRows.inc({ store }, rows);
+      metrics.retentionSeconds.observe({ store }, seconds);
+    },
+  };
 }
 
 /** A worker polling in this process with a client beside it; `stop()` drains and closes both. */

@@ -13,6 +13,7 @@ import { createTranscriptActivities, withResultLogging } from './transcript-log'
 import type { TranscriptLog } from '../db/transcript-log';
 import type { McpTools } from '../commerce/mcp/client';
 import { createMcpActivities } from './mcp';
+import { createRetentionActivities, type RetentionDeps } from './retention';
 
 /** What the activities need from the world; built once, in worker.ts. */
 export interface ActivityDeps {
@@ -28,6 +29,8 @@ export interface ActivityDeps {
   transcriptLog?: TranscriptLog;
   /** The worker's MCP servers (CASEWORK_MCP_SERVERS); unset, runs are offered no MCP tools. */
   mcp?: McpTools;
+  /** Retention's settings and checks; unset, the retention workflow's activity is not registered on this worker. */
+  retention?: Omit<RetentionDeps, 'pool'>;
 }
 
 /** Every activity the Investigation workflow calls, keyed by activity name (tools by tool name). */
@@ -44,6 +47,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCompactionActivities({ model }),
     ...createBulkReadActivities({ pool: deps.pool, model }),
     ...createDeskActivities(deps.desk ?? { clients: new Map() }),
+    ...(deps.retention ? createRetentionActivities({ pool: deps.pool, ...deps.retention }) : {}),
   };
 }
 
