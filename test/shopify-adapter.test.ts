@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Kind, parse, validate, type OperationDefinitionNode } from 'graphql';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ConfigError } from '../src/config';
@@ -8,12 +9,14 @@ import { createShopifyGraphql, ShopifyRefusedError, ShopifyUnavailableError, thr
 import { createShopifyOrderSource, type ShopifyOrderSource } from '../src/commerce/shopify/orders';
 import { createShopifyPaymentProvider } from '../src/commerce/shopify/payments';
 import { shopifySettingsFromEnv, type ShopifySettings } from '../src/commerce/shopify/settings';
+import * as operations from '../src/commerce/shopify/operations';
 import { metadataOfNote, refundNote } from '../src/commerce/shopify/translate';
 import { DEMO_PARCELS } from '../src/dev/demo-data/demo-parcels';
 import { ORDERS, PAYMENTS } from '../src/dev/demo-data/demo-shop';
 import { shipmentRow } from '../src/dev/demo-data/demo-tracking';
 import { DEMO } from '../src/dev/demo-data/seed';
 import { startShopifyStandin, type ShopifyStandin } from '../src/dev/shopify-standin';
+import { MAX_QUERY_COST, requestedCost, STANDIN_SCHEMA } from '../src/dev/shopify-standin-schema';
 import { seedDemoShop } from '../src/dev/shopify-standin-demo';
 
 // The Shopify adapters through the official @shopify/admin-api-client against the Shopify
@@ -151,6 +154,17 @@ describe("Shopify's cost throttling", () => {
 });
 
 describe('the stand-in is as strict as the Admin API', () => {
+  it("every operation casework sends is valid against Shopify's schema and costs less than a single query may", () => {
+    const sent: [string, string][] = Object.entries(operations as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+    assert.ok(sent.length >= 7);
+    for (const [name, text] of sent) {
+      const document = parse(text);
+      assert.deepEqual(validate(STANDIN_SCHEMA, document), [], name);
+      const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+      assert.ok(requestedCost(STANDIN_SCHEMA, operation, new Map(), { first: 50 }) < MAX_QUERY_COST, name);
+    }
+  });
+
   it('refuses a wrong access token, an unknown field and a refundCreate without @idempotent, in words a person reads', async () => {
     const wrong = createShopifyGraphql({ ...settings, accessToken: 'shpat_wrong' });
     await assert.rejects(wrong(`query { order(id: "gid://shopify/Order/1") { id } }`, {}), (e: unknown) => e instanceof ShopifyRefusedError && e.code === 'http_401');
