@@ -7,8 +7,10 @@ import { AftershipRefusedError, AftershipUnavailableError, createAftershipTracki
 import { eventCodeOf, podTypeOfLocation, trackingEventOf } from '../src/commerce/aftership/translate';
 import type { ShopOrder, TrackingSource } from '../src/commerce/shop';
 import { createShopifyOrderSource } from '../src/commerce/shopify/orders';
+import { shopifySettingsFromEnv } from '../src/commerce/shopify/settings';
 import { COURIER_EVENT_CODES, DELIVERY_POD_TYPES } from '../src/activities/tools/codes';
 import { startAftershipStandin, type AftershipStandin } from '../src/dev/aftership-standin';
+import { startCommerceStandins } from '../src/dev/commerce-standins';
 import { seedDemoTracking } from '../src/dev/aftership-standin-demo';
 import { DEMO_PARCELS } from '../src/dev/demo-data/demo-parcels';
 import { ORDERS } from '../src/dev/demo-data/demo-shop';
@@ -103,12 +105,28 @@ describe('AfterShip tracking through the commerce port', () => {
     };
     const orders = createShopifyOrderSource(shopifySettings);
     const byNumbers = createAftershipTrackingSource(settings, { trackingNumbers: (customer, order) => orders.trackingNumbers(customer, order) });
-    const before = standin.requests().length;
     const dana = await byNumbers.events(DEMO.customers.dana, orderOf(DEMO.orders.notDelivered), { offset: 0, limit: 1 });
     assert.deepEqual([dana.items[0]?.code, dana.items[0]?.podType], ['DLV', 'DS']);
     assert.equal(standin.requests().at(-1)?.query.tracking_numbers, 'NX4100510200');
+    const before = standin.requests().length;
     assert.deepEqual(await byNumbers.events(DEMO.customers.marco, orderOf(DEMO.orders.notDelivered), { offset: 0, limit: 5 }), { total: 0, items: [] });
-    assert.equal(standin.requests().length, before + 1, "AfterShip is not asked about another customer's order");
+    assert.equal(standin.requests().length, before, "AfterShip is not asked about another customer's order");
+  });
+});
+
+describe('the stand-in demo environment', () => {
+  it("configures both adapters from the environment it gives, and they read Dana's order and its delivery scan", async () => {
+    const standins = await startCommerceStandins();
+    try {
+      const shop = createShopifyOrderSource(shopifySettingsFromEnv(standins.env)!);
+      const scans = createAftershipTrackingSource(aftershipSettingsFromEnv(standins.env)!, { trackingNumbers: (c, o) => shop.trackingNumbers(c, o) });
+      const order = await shop.order(DEMO.customers.dana, DEMO.orders.notDelivered);
+      assert.equal(order?.status, 'DLVD');
+      const latest = await scans.events(DEMO.customers.dana, order, { offset: 0, limit: 1 });
+      assert.deepEqual([latest.items[0]?.code, latest.items[0]?.podType, latest.items[0]?.podPhotoUrl], ['DLV', 'DS', null]);
+    } finally {
+      await standins.close();
+    }
   });
 });
 

@@ -122,7 +122,8 @@ describe("Shopify's cost throttling", () => {
     const waits: number[] = [];
     const graphql = createShopifyGraphql(settings, { sleep: (ms) => (waits.push(ms), new Promise((r) => setTimeout(r, ms))) });
     const source = createShopifyOrderSource(settings, graphql);
-    standin.setBucket(0, 2_000);
+    // An empty bucket restored at the standard plan's 100 points a second: the read waits about 2 s.
+    standin.setBucket(0, 100);
     const before = standin.requests().length;
     const order = await source.order(DEMO.customers.dana, DEMO.orders.notDelivered);
     assert.equal(order?.status, 'DLVD');

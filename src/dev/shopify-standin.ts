@@ -334,7 +334,7 @@ export async function startShopifyStandin(options: ShopifyStandinOptions = {}): 
     const match = /^name:(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))$/.exec(query.trim());
     if (!match) throw shopifyError(`the stand-in answers name: searches only, not "${query}"`, 'BAD_REQUEST');
     const name = match[1] !== undefined ? (JSON.parse(`"${match[1]}"`) as string) : (match[2] ?? match[3]!);
-    // Shopify matches the name with or without its prefix.
+    // Matched loosely (with or without the prefix), as a search is: the adapter compares names exactly.
     return [...orders.values()].filter((o) => o.name === name || o.name.replace(/^#/, '') === name.replace(/^#/, ''));
   }
 
