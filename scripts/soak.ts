@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Pool } from 'pg';
 import type { Client } from '@temporalio/client';
 import { decideRefund, deliverEvent, readStatus, transcriptLogOf } from '../src/client/investigations';
 import { loadConfig, type Config } from '../src/config';
@@ -12,8 +11,11 @@ import { seedDemoData } from '../src/dev/demo-data/seed';
 import { startDevServer, type DevServer } from '../src/dev/env/dev-server';
 import { startFaultProxy, type FaultProxy } from '../src/dev/fault-proxy';
 import { cohortCustomer, cohortMessage, seedCohorts } from '../src/dev/soak/cohorts';
+import { createDatabase, dropDatabase, viaProxy } from '../src/dev/soak/database';
 import { readLedger, type Ledger } from '../src/dev/soak/ledger-checks';
 import { parseSoakOptions, SOAK_USAGE, type SoakOptions } from '../src/dev/soak/options';
+import { runFleetSoak } from '../src/dev/soak/fleet';
+import { FLEET_USAGE, parseFleetOptions } from '../src/dev/soak/fleet-options';
 import { seededRng } from '../src/dev/rng';
 import { scanTranscript, type InfraFinding } from '../src/dev/soak/transcript-scan';
 import { superviseWorker, type WorkerProcess } from '../src/dev/soak/worker-process';
@@ -29,6 +31,7 @@ import { connectClient } from '../src/temporal/client';
 // its database file, and Postgres is cut (through a TCP proxy) just after approvals and at a
 // refund request. Every refund request is approved as it appears, some twice. Once everything
 // has settled it prints a table and exits 1 when an invariant broke. `npm run soak -- --help`.
+// With --fleet, the fleet soak instead (src/dev/soak/fleet.ts): every process replicated.
 
 const ROOT = resolve(__dirname, '..');
 const STORIES = ['dana-5102', 'double-charge', 'priya-1', 'priya-2', 'wrong-address'] as const;
@@ -82,34 +85,6 @@ function exampleEvent(story: Story, index: number, runTag: string): { event: Tic
     customerId,
     event: { ...raw, eventId: `evt-${ticketId}-1`, ticketId, customerId, message: cohortMessage(index, raw.message), receivedAt: new Date().toISOString() },
   };
-}
-
-async function createDatabase(serverUrl: string, name: string): Promise<string> {
-  const admin = new Pool({ connectionString: serverUrl, max: 1 });
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function dropDatabase(serverUrl: string, name: string): Promise<void> {
-  const admin = new Pool({ connectionString: serverUrl, max: 1 });
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
-}
-
-function viaProxy(url: string, port: number): string {
-  const u = new URL(url);
-  u.hostname = '127.0.0.1';
-  u.port = String(port);
-  return u.toString();
 }
 
 /** Runs `fn` with a client deadline; any failure (server down, worker down) is `undefined`. */
@@ -563,10 +538,11 @@ function report(
   return holds;
 }
 
+const fleet = process.argv.includes('--fleet');
 if (process.argv.includes('--help')) {
-  console.log(SOAK_USAGE);
+  console.log(fleet ? FLEET_USAGE : SOAK_USAGE);
 } else {
-  main().then(
+  (fleet ? runFleetSoak(parseFleetOptions(process.argv.slice(2))) : main()).then(
     (code) => process.exit(code),
     (error: Error) => {
       console.error(`soak: ${error.message}`);

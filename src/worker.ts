@@ -49,10 +49,12 @@ const quietBundlerLogger = {
  * converter names, into `path`: a worker given this bundle (CASEWORK_WORKFLOW_BUNDLE) starts in
  * seconds instead of bundling on every start. `extraInterceptorModules` adds workflow code (a rollout test's version 2).
  */
-export async function writeWorkflowBundle(path: string, options: { extraInterceptorModules?: string[] } = {}): Promise<void> {
+export async function writeWorkflowBundle(path: string, options: { extraInterceptorModules?: string[]; withoutTracing?: boolean } = {}): Promise<void> {
+  // Without tracing: the bundle as it was before tracing existed (the overhead bench's baseline).
+  const modules = options.withoutTracing ? WORKFLOW_INTERCEPTOR_MODULES.filter((m) => !m.includes('workflow-tracing')) : WORKFLOW_INTERCEPTOR_MODULES;
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('./workflows'),
-    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES, ...(options.extraInterceptorModules ?? [])],
+    workflowInterceptorModules: [...modules, ...(options.extraInterceptorModules ?? [])],
     // The workflow's own failures are converted inside the sandbox, by the bundle's converter:
     // without this one their messages would reach history unencrypted.
     failureConverterPath: FAILURE_CONVERTER_PATH,

@@ -11,7 +11,8 @@ import { ticket } from './support/investigate';
 import { startTestWorker, type TestWorker } from './support/temporal';
 
 // One trace per customer message: the event's HTTP request, the ticket gate, signal-with-start,
-// the workflow run, every activity it schedules and each model call, recorded by the SDK's
+// the workflow's handling of it, every activity it causes and each model call, for the first
+// message, a follow-up to the same run and the closing event alike, recorded by the SDK's
 // in-memory exporter while a real worker (real Temporal, real Postgres, the offline
 // investigator) handles a real request. The context crosses Temporal in headers, so the
 // workflow's and the activities' spans are in the request's trace, under their parents; the
@@ -27,6 +28,7 @@ let server: RunningServer;
 // Words no span may carry: the customer's own.
 const SECRET = `Zebra quartz ${unique('phrase')}`;
 const MESSAGE = `Hello, where is my order 99999? It has not arrived. ${SECRET}`;
+const FOLLOW_UP = `Any news? I checked with the neighbours again. ${SECRET}`;
 
 async function post(path: string, body: unknown): Promise<{ status: number; body: Record<string, string> }> {
   const res = await fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(body) });
@@ -72,88 +74,107 @@ describe('tracing one customer message', () => {
     await tracing?.shutdown();
   });
 
-  test('is one trace from the HTTP request through the gate, signal-with-start, the workflow and its activities to the model call', async () => {
+  test('each customer message is one trace, from its HTTP request through the gate, the signal and the workflow to every activity and model call it causes', async () => {
     const event = ticket('cust_dana', MESSAGE);
     const sent = await post('/events', event);
     assert.equal(sent.status, 202);
     const workflowId = sent.body.workflowId!;
-    const settled = await waitUntilSettled(tw.client, workflowId);
-    assert.equal(settled.status, 'waiting_for_customer');
+    const first = await waitUntilSettled(tw.client, workflowId);
+    assert.equal(first.status, 'waiting_for_customer');
+    // The customer writes again: the run is the same, the trace is the follow-up's own.
+    const followUp = await post('/events', { ...event, type: 'ticket.message', eventId: unique('evt'), message: FOLLOW_UP });
+    assert.equal(followUp.status, 202);
+    const second = await waitUntilSettled(tw.client, workflowId, { afterStep: first.step });
+    assert.equal(second.status, 'waiting_for_customer');
+    assert.ok(second.totals.output_tokens > first.totals.output_tokens, 'the follow-up was answered by the model');
     // Closing the ticket ends the run, so its own span is exported too.
     assert.equal((await post('/events', { ...event, type: 'ticket.closed', eventId: unique('evt'), message: '' })).status, 202);
     await tw.client.workflow.getHandle(workflowId).result();
 
     const run = await spanNamed(/^RunWorkflow:investigation$/);
-    const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === run.spanContext().traceId);
-    const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
-    const named = (pattern: RegExp) => spans.filter((s) => pattern.test(s.name));
-    const one = (pattern: RegExp) => {
-      const found = named(pattern);
-      assert.equal(found.length, 1, `one ${pattern} in the trace, got ${found.map((s) => s.name).join(', ') || 'none'}`);
-      return found[0]!;
+    const all = () => exporter.getFinishedSpans();
+    const traceOf = (root: ReadableSpan) => all().filter((s) => s.spanContext().traceId === root.spanContext().traceId);
+    const roots = all().filter((s) => s.name === 'POST /events' && s.attributes['http.response.status_code'] === 202);
+    assert.equal(roots.length, 3, 'three events, three requests');
+    assert.equal(new Set(roots.map((r) => r.spanContext().traceId)).size, 3, 'each request began a trace of its own');
+    const [firstRoot, secondRoot, closingRoot] = roots.sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+    assert.equal(firstRoot!.spanContext().traceId, run.spanContext().traceId, 'the run belongs to the first message’s trace');
+
+    /** The tree of one message's trace, checked link by link; its investigate model calls' output tokens. */
+    const checkMessageTrace = (root: ReadableSpan, signal: 'customerMessage' | 'closeTicket', label: string) => {
+      const spans = traceOf(root);
+      const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
+      const named = (pattern: RegExp) => spans.filter((s) => pattern.test(s.name));
+      const one = (pattern: RegExp) => {
+        const found = named(pattern);
+        assert.equal(found.length, 1, `${label}: one ${pattern} in the trace, got ${found.map((s) => s.name).join(', ') || 'none'}`);
+        return found[0]!;
+      };
+      assert.equal(parentOf(root), undefined, `${label}: the HTTP request is the root`);
+      const gate = one(/^casework\.ticket_gate$/);
+      assert.equal(parentOf(gate), root.spanContext().spanId);
+      assert.equal(gate.attributes['casework.gate.admission'], 'deliver');
+      // A message signals with start (the run may have ended); closing signals the run it closes.
+      const start = one(signal === 'closeTicket' ? /^SignalWorkflow:closeTicket$/ : /^SignalWithStartWorkflow:investigation$/);
+      assert.equal(parentOf(start), root.spanContext().spanId);
+      const handled = one(new RegExp(`^HandleSignal:${signal}$`));
+      assert.equal(parentOf(handled), start.spanContext().spanId, `${label}: the run handles the message in the request’s trace, across Temporal`);
+      // The activities this message caused: scheduled under its signal (or the run, for the first), run under their scheduling.
+      const turn = new Set([handled.spanContext().spanId, ...(root === firstRoot ? [run.spanContext().spanId] : [])]);
+      const scheduled = named(/^StartActivity:/);
+      assert.ok(scheduled.length > 0, `${label}: the message caused activities in its trace`);
+      for (const s of scheduled) assert.ok(turn.has(parentOf(s)!), `${label}: ${s.name} is scheduled by the message’s turn`);
+      const executed = named(/^RunActivity:/);
+      assert.ok(executed.length >= scheduled.length, `${label}: every scheduled activity ran in a span`);
+      for (const s of executed) {
+        const parent = byId.get(parentOf(s)!);
+        assert.ok(parent && parent.name === `StartActivity:${s.name.slice('RunActivity:'.length)}`, `${label}: ${s.name} runs under its StartActivity span`);
+        assert.equal(s.attributes['temporal.activity.attempt'], 1);
+      }
+      const chats = named(/^chat /);
+      for (const chat of chats) {
+        assert.match(
+          byId.get(parentOf(chat)!)?.name ?? '',
+          /^RunActivity:(callModel|callModelOnPlan|compactConversation|compactFromLog)$/,
+          'a model call runs inside its activity',
+        );
+        const a = chat.attributes;
+        assert.equal(a['gen_ai.operation.name'], 'chat');
+        assert.equal(typeof a['gen_ai.request.model'], 'string');
+        assert.equal(chat.name, `chat ${String(a['gen_ai.request.model'])}`);
+        assert.equal(typeof a['gen_ai.response.model'], 'string');
+        assert.ok((a['gen_ai.usage.input_tokens'] as number) > 0);
+        assert.ok((a['gen_ai.usage.output_tokens'] as number) > 0);
+        assert.equal(typeof a['gen_ai.usage.cache_read.input_tokens'], 'number');
+        assert.equal(typeof a['gen_ai.usage.cache_creation.input_tokens'], 'number');
+        assert.ok(Array.isArray(a['gen_ai.response.finish_reasons']) && (a['gen_ai.response.finish_reasons'] as string[]).length === 1);
+      }
+      const types = new Set(scheduled.map((s) => s.name.slice('StartActivity:'.length)));
+      const tokens = chats
+        .filter((c) => c.attributes['casework.model.purpose'] === 'investigate')
+        .reduce((sum, c) => sum + (c.attributes['gen_ai.usage.output_tokens'] as number), 0);
+      return { types, chats: chats.length, tokens };
     };
 
-    const http = one(/^POST \/events$/);
-    assert.equal(parentOf(http), undefined, 'the HTTP request is the root');
-    assert.equal(http.attributes['http.response.status_code'], 202);
-    const gate = one(/^casework\.ticket_gate$/);
-    assert.equal(parentOf(gate), http.spanContext().spanId);
-    assert.equal(gate.attributes['casework.gate.admission'], 'deliver');
-    const start = one(/^SignalWithStartWorkflow:investigation$/);
-    assert.equal(parentOf(start), http.spanContext().spanId);
-    assert.equal(parentOf(run), start.spanContext().spanId, 'the workflow run continues the request’s trace across Temporal');
+    const one = checkMessageTrace(firstRoot!, 'customerMessage', 'first message');
+    for (const type of ['loadMemory', 'get_order']) assert.ok(one.types.has(type), `the first message’s turn scheduled ${type} (scheduled: ${[...one.types].join(', ')})`);
+    assert.ok(one.types.has('callModel') || one.types.has('callModelOnPlan'), 'the first message’s turn called the model');
+    assert.equal(one.tokens, first.totals.output_tokens, 'the first trace holds exactly the model calls the first message caused');
 
-    const scheduled = named(/^StartActivity:/);
-    for (const s of scheduled) assert.equal(parentOf(s), run.spanContext().spanId, `${s.name} is scheduled by the run`);
-    const types = new Set(scheduled.map((s) => s.name.slice('StartActivity:'.length)));
-    for (const type of ['loadMemory', 'get_order', 'recordCase']) assert.ok(types.has(type), `the run scheduled ${type} (scheduled: ${[...types].join(', ')})`);
-    assert.ok(types.has('callModel') || types.has('callModelOnPlan'), 'the run scheduled the model step');
+    const two = checkMessageTrace(secondRoot!, 'customerMessage', 'follow-up');
+    assert.ok(two.types.has('callModel') || two.types.has('callModelOnPlan'), `the follow-up’s turn called the model in its own trace (scheduled: ${[...two.types].join(', ')})`);
+    assert.ok(two.chats >= 1, 'the follow-up’s model calls are spans of its trace');
+    assert.equal(two.tokens, second.totals.output_tokens - first.totals.output_tokens, 'the follow-up’s trace holds exactly the model calls it caused, none of the first’s');
 
-    const executed = named(/^RunActivity:/);
-    assert.ok(executed.length >= scheduled.length, 'every scheduled activity ran in a span');
-    for (const s of executed) {
-      const parent = byId.get(parentOf(s)!);
-      assert.ok(parent && parent.name === `StartActivity:${s.name.slice('RunActivity:'.length)}`, `${s.name} runs under its StartActivity span`);
-      assert.equal(s.attributes['temporal.activity.attempt'], 1);
-    }
-
-    const chats = named(/^chat /);
-    assert.ok(chats.length >= 1, 'the model calls are spans');
-    for (const chat of chats) {
-      assert.match(byId.get(parentOf(chat)!)?.name ?? '', /^RunActivity:(callModel|callModelOnPlan|compactConversation|compactFromLog)$/, 'a model call runs inside its activity');
-      const a = chat.attributes;
-      assert.equal(a['gen_ai.operation.name'], 'chat');
-      assert.equal(typeof a['gen_ai.request.model'], 'string');
-      assert.equal(chat.name, `chat ${String(a['gen_ai.request.model'])}`);
-      assert.equal(typeof a['gen_ai.response.model'], 'string');
-      assert.ok((a['gen_ai.usage.input_tokens'] as number) > 0);
-      assert.ok((a['gen_ai.usage.output_tokens'] as number) > 0);
-      assert.equal(typeof a['gen_ai.usage.cache_read.input_tokens'], 'number');
-      assert.equal(typeof a['gen_ai.usage.cache_creation.input_tokens'], 'number');
-      assert.ok(Array.isArray(a['gen_ai.response.finish_reasons']) && (a['gen_ai.response.finish_reasons'] as string[]).length === 1);
-    }
-    // The closing event is a trace of its own: its request, the gate, the signal, and the run handling it.
-    const closing = exporter
-      .getFinishedSpans()
-      .filter((s) => s.name === 'POST /events' && s.spanContext().traceId !== http.spanContext().traceId && s.attributes['http.response.status_code'] === 202);
-    assert.equal(closing.length, 1, 'the closing event has its own trace');
-    const closingTrace = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === closing[0]!.spanContext().traceId);
-    const closingStart = closingTrace.find((s) => /^Signal(WithStart)?Workflow:/.test(s.name));
-    assert.ok(closingStart, `the closing event signals the run (${closingTrace.map((s) => s.name).join(', ')})`);
-    const handled = closingTrace.filter((s) => s.name.startsWith('HandleSignal:'));
-    assert.equal(handled.length, 1, `the run handles the closing signal in that trace (${closingTrace.map((s) => s.name).join(', ')})`);
-    assert.equal(parentOf(handled[0]!), closingStart.spanContext().spanId);
-
-    const stepTokens = chats
-      .filter((c) => c.attributes['casework.model.purpose'] === 'investigate')
-      .reduce((sum, c) => sum + (c.attributes['gen_ai.usage.output_tokens'] as number), 0);
-    assert.equal(stepTokens, settled.totals.output_tokens, 'the spans count the tokens the case reports');
+    const closing = checkMessageTrace(closingRoot!, 'closeTicket', 'closing event');
+    assert.ok(closing.types.has('recordCase'), `closing the ticket records the case in the closing event’s trace (scheduled: ${[...closing.types].join(', ')})`);
+    assert.equal(closing.tokens, 0);
   });
 
   test('no span carries what the customer wrote, in an attribute, an event or a status', () => {
     const spans = exporter.getFinishedSpans();
     assert.ok(spans.length > 10);
-    const words = [SECRET, MESSAGE, 'has not arrived'];
+    const words = [SECRET, MESSAGE, FOLLOW_UP, 'has not arrived', 'checked with the neighbours'];
     for (const span of spans) {
       const carried = JSON.stringify({
         name: span.name,

@@ -69,7 +69,7 @@ async function versionOf(tw: TestWorker, workflowId: string): Promise<{ buildId?
 
 before(async () => {
   db = await openTestDatabase({ seed: true });
-  await writeWorkflowBundle(v2Bundle, { extraInterceptorModules: [require.resolve('./fixtures/versioning/rollout-probe')] });
+  await writeWorkflowBundle(v2Bundle, { extraInterceptorModules: [require.resolve('../src/dev/rollout-probe')] });
   v1 = await startVersion('v1', process.env.CASEWORK_WORKFLOW_BUNDLE);
   await makeCurrent(v1, 'v1');
 });

@@ -1,3 +1,4 @@
+import { context as otelContext, trace, type Context } from '@opentelemetry/api';
 import { OpenTelemetryInboundInterceptor, OpenTelemetryInternalsInterceptor, OpenTelemetryOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import type { WorkflowInboundCallsInterceptor, WorkflowInterceptors, WorkflowInternalsInterceptor, WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
 
@@ -7,13 +8,26 @@ import type { WorkflowInboundCallsInterceptor, WorkflowInterceptors, WorkflowInt
 // passes straight through: no span, no extra yield, the very commands it had before, so
 // recorded histories replay as they were and tracing off costs nothing here.
 // Spans leave the sandbox through the `exporter` sink the worker registers (worker-tracing.ts).
+//
+// One trace per customer message: a run lives through many messages, but the SDK schedules every
+// activity under the context active in the workflow, which is the run's first (RunWorkflow, in
+// the first message's trace). So each ticket event the run receives (a customer's message, the
+// ticket closing) becomes the context activities are scheduled under from then on: the model
+// calls, tools and desk posts a follow-up causes are children of that follow-up's HandleSignal
+// span, in the trace its webhook or event request began. Only span parents change (activity
+// headers), never a command, and the context is rebuilt the same way when a history is replayed.
 
 /** The header Temporal's OpenTelemetry interceptors carry the trace context in. */
 export const TRACE_HEADER = '_tracer-data';
 
+/** The signals that carry a ticket event: each starts a turn whose activities belong to its trace. */
+export const MESSAGE_SIGNALS: ReadonlySet<string> = new Set(['customerMessage', 'closeTicket']);
+
 /** The workflow interceptors the worker registers beside the logging ones. */
 export const interceptors = (): WorkflowInterceptors => {
   let traced = false;
+  /** The context of the latest ticket event's HandleSignal span, once one arrived traced. */
+  let turn: Context | undefined;
   let otel: { inbound: OpenTelemetryInboundInterceptor; outbound: OpenTelemetryOutboundInterceptor; internals: OpenTelemetryInternalsInterceptor } | undefined;
   // Built on first use only: the tracer provider inside the sandbox is not free.
   const use = () =>
@@ -24,15 +38,23 @@ export const interceptors = (): WorkflowInterceptors => {
       return traced ? use().inbound.execute(input, next) : next(input);
     },
     handleSignal(input, next) {
-      return traced && TRACE_HEADER in input.headers ? use().inbound.handleSignal(input, next) : next(input);
+      if (!traced || !(TRACE_HEADER in input.headers)) return next(input);
+      return use().inbound.handleSignal(input, (signal) => {
+        // Inside the SDK's HandleSignal span (absent for histories older than signal tracing).
+        const active = otelContext.active();
+        if (MESSAGE_SIGNALS.has(signal.signalName) && trace.getSpan(active)) turn = active;
+        return next(signal);
+      });
     },
   };
   const outbound: WorkflowOutboundCallsInterceptor = {
     scheduleActivity(input, next) {
-      return traced ? use().outbound.scheduleActivity(input, next) : next(input);
+      if (!traced) return next(input);
+      return turn ? otelContext.with(turn, () => use().outbound.scheduleActivity(input, next)) : use().outbound.scheduleActivity(input, next);
     },
     scheduleLocalActivity(input, next) {
-      return traced ? use().outbound.scheduleLocalActivity(input, next) : next(input);
+      if (!traced) return next(input);
+      return turn ? otelContext.with(turn, () => use().outbound.scheduleLocalActivity(input, next)) : use().outbound.scheduleLocalActivity(input, next);
     },
     continueAsNew(input, next) {
       return traced ? use().outbound.continueAsNew(input, next) : next(input);

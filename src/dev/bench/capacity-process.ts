@@ -16,6 +16,8 @@ export function rssMb(pid: number): number {
 export interface WorkerProcess {
   pid: number;
   cacheSlots: number;
+  /** The identity the server records on the workflow tasks this worker runs. */
+  identity: string;
   status(gc?: boolean): Promise<{ cached: number; heapMb: number; modelMs: Record<string, number> }>;
   stop(): Promise<void>;
 }
@@ -50,6 +52,7 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<Worker
     return {
       pid: child.pid!,
       cacheSlots: ready.cacheSlots,
+      identity: ready.identity,
       async status(gc = false) {
         const answer = next('status', 30_000);
         ask({ type: 'status', gc });

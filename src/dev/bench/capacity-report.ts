@@ -12,6 +12,18 @@ export interface RssSample {
   /** The main thread's V8 heap right after a forced full collection (activities, connections); workflows run in a thread of their own, not counted here. */
   heapMb: number;
   cached: number;
+  /** With several workers: each one's RSS and cached workflows (the fields above are their sums). */
+  perWorker?: { rssMb: number; cached: number }[];
+}
+
+/** One worker's part of a run: its memory at the last sample and the evicted cases it resumed. */
+export interface WorkerShare {
+  worker: number;
+  identity: string;
+  rssMb: number;
+  cached: number;
+  /** Follow-ups to evicted cases whose signal's workflow task this worker ran (the replay). */
+  evicted: LatencyStats;
 }
 
 /** Follow-up-to-reply times of one kind of case, in ms. */
@@ -30,7 +42,9 @@ export interface LatencyStats {
 /** One run: N cases through one worker with one cache size. */
 export interface CapacityRun {
   cache: 'default' | number;
+  /** Cache slots over every worker. */
   cacheSlots: number;
+  workers: WorkerShare[];
   cases: number;
   openSeconds: number;
   loadBefore: number[];
@@ -67,7 +81,9 @@ export function capacityTable(run: CapacityRun): string[] {
   const lines: string[] = [];
   const n = (v: number) => v.toLocaleString('en-US');
   const cacheText = run.cache === 'default' ? `default (${n(run.cacheSlots)} workflows)` : `${n(run.cacheSlots)} workflows (--cache-size)`;
-  lines.push(`Capacity: ${n(run.cases)} open cases, one worker process, workflow cache ${cacheText}`);
+  const fleet = run.workers.length > 1;
+  const who = fleet ? `${run.workers.length} worker processes on one task queue` : 'one worker process';
+  lines.push(`Capacity: ${n(run.cases)} open cases, ${who}, workflow cache ${cacheText}${fleet ? ' over all of them' : ''}`);
   lines.push(`  load average (as uptime prints it): ${run.loadBefore.join(' ')} before, ${run.loadAfter.join(' ')} after; cases opened in ${run.openSeconds} s`);
   lines.push('  open cases   cached workflows   worker RSS (MB)   main-thread heap after GC (MB)');
   for (const r of run.rss) lines.push(`  ${n(r.open).padStart(10)}   ${n(r.cached).padStart(16)}   ${r.rssMb.toFixed(1).padStart(15)}   ${r.heapMb.toFixed(1).padStart(30)}`);
@@ -89,6 +105,15 @@ export function capacityTable(run: CapacityRun): string[] {
     lines.push(
       `  evicted over cached: p50 ${d(run.evicted.orchestrationP50 - run.cached.orchestrationP50)}, p95 ${d(run.evicted.orchestrationP95 - run.cached.orchestrationP95)} (the replay at the follow-up)`,
     );
+  }
+  if (fleet) {
+    lines.push('  per worker (last sample)   RSS (MB)   cached   evicted resumed here: n   p50 ms   p95 ms   orchestration p95 ms');
+    for (const w of run.workers) {
+      const cell = (v: number) => (w.evicted.n === 0 ? '—' : v.toFixed(1));
+      lines.push(
+        `  worker ${String(w.worker).padEnd(18)} ${w.rssMb.toFixed(1).padStart(8)}   ${n(w.cached).padStart(6)}   ${String(w.evicted.n).padStart(24)}   ${cell(w.evicted.p50).padStart(6)}   ${cell(w.evicted.p95).padStart(6)}   ${cell(w.evicted.orchestrationP95).padStart(20)}`,
+      );
+    }
   }
   lines.push(
     `  replay (Worker.runReplayHistories): ${run.replay.n} workflows of ${run.replay.events} events (median), p50 ${run.replay.p50} ms, p95 ${run.replay.p95} ms per workflow`,

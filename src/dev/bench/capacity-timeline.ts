@@ -114,6 +114,15 @@ export function followUpTimeline(events: readonly HistoryEvent[], sentAt: number
   };
 }
 
+/** The identity of the worker that ran the workflow task of the last customer message in `events` (undefined without one). */
+export function signalTaskIdentity(events: readonly HistoryEvent[]): string | undefined {
+  let signalIndex = -1;
+  for (let i = events.length - 1; i >= 0 && signalIndex < 0; i--) if (events[i]!.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED) signalIndex = i;
+  if (signalIndex < 0) return undefined;
+  const started = events.slice(signalIndex).find((e) => e.eventType === E.EVENT_TYPE_WORKFLOW_TASK_STARTED);
+  return started?.workflowTaskStartedEventAttributes?.identity ?? undefined;
+}
+
 /** The parts of a follow-up the table shows, in order, with their labels. */
 const PARTS: [keyof FollowUpTimeline, string][] = [
   ['gateMs', 'send → signal in history (gate, signal RPC)'],

@@ -6,7 +6,7 @@ import { createCapacityModel } from './capacity-model';
 // The capacity bench's worker, in a process of its own so its resident memory is the worker's
 // alone: the real worker (bundle, data converter, activities, Postgres) with the capacity drill
 // model. Configured by the environment the bench gives it; it speaks over the IPC channel:
-//   → {type: 'ready', cacheSlots}               once polling
+//   → {type: 'ready', cacheSlots, identity}     once polling (identity: what the server records on its workflow tasks)
 //   ← {type: 'status', gc?} → {type: 'status', cached, heapMb, modelMs: {ticketId: ms}}   (model time since the last status;
 //                                with gc, the main thread's V8 heap after a full collection; workflows run in a thread of their own)
 //   ← {type: 'stop'}    drains, closes and exits
@@ -16,7 +16,7 @@ export type ToCapacityWorker = { type: 'status'; gc?: boolean } | { type: 'stop'
 
 /** A message the worker sends the bench. */
 export type FromCapacityWorker =
-  { type: 'ready'; cacheSlots: number } | { type: 'status'; cached: number; heapMb: number; modelMs: Record<string, number> } | { type: 'failed'; error: string };
+  { type: 'ready'; cacheSlots: number; identity: string } | { type: 'status'; cached: number; heapMb: number; modelMs: Record<string, number> } | { type: 'failed'; error: string };
 
 async function main(): Promise<void> {
   const send = (message: FromCapacityWorker) => process.send?.(message);
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
         .finally(() => process.exit(0));
     }
   });
-  send({ type: 'ready', cacheSlots: running.worker.options.maxCachedWorkflows });
+  send({ type: 'ready', cacheSlots: running.worker.options.maxCachedWorkflows, identity: running.worker.options.identity });
 }
 
 if (!process.send) {

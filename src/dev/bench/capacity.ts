@@ -19,8 +19,8 @@ import { writeWorkflowBundle } from '../../worker';
 import { seedDemoData } from '../demo-data/seed';
 import { startDevServer } from '../env/dev-server';
 import { startWorkerProcess, rssMb } from './capacity-process';
-import { capacityTable, type CapacityResult, type CapacityRun, type LatencyStats, type RssSample } from './capacity-report';
-import { followUpTimeline, type FollowUpTimeline } from './capacity-timeline';
+import { capacityTable, type CapacityResult, type CapacityRun, type LatencyStats, type RssSample, type WorkerShare } from './capacity-report';
+import { followUpTimeline, signalTaskIdentity, type FollowUpTimeline } from './capacity-timeline';
 import { startReplyReceiver, type ReplyReceiver } from './reply-receiver';
 import { median, percentile } from './stats';
 
@@ -47,6 +47,8 @@ export interface CapacityOptions {
   sample?: number;
   /** Cases opened at once (default 32). */
   concurrency?: number;
+  /** Worker processes sharing the task queue (default 1); with more than one, only the small-cache run. */
+  workers?: number;
   json?: boolean;
 }
 
@@ -140,6 +142,7 @@ interface RunContext {
   cases: number;
   sample: number;
   concurrency: number;
+  workers: number;
 }
 
 function ticketEvent(ticketId: string, eventId: string, message: string, type: TicketEvent['type']): TicketEvent {
@@ -153,20 +156,38 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
   const config = { ...ctx.config, TEMPORAL_TASK_QUEUE: taskQueue };
   const settings = investigationSettings(config);
   const loadBefore = loadavg().map((v) => round(v, 2));
-  const worker = await startWorkerProcess({
-    ...ctx.childEnv,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    ...(cache === 'default' ? {} : { CASEWORK_WORKFLOW_CACHE_SIZE: String(cache) }),
-  });
+  const workers = await Promise.all(
+    Array.from({ length: ctx.workers }, () =>
+      startWorkerProcess({
+        ...ctx.childEnv,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        ...(cache === 'default' ? {} : { CASEWORK_WORKFLOW_CACHE_SIZE: String(cache) }),
+      }),
+    ),
+  );
+  // The model's time per ticket, gathered from every worker (a follow-up may run on any of them).
+  const modelMs: Record<string, number> = {};
+  const statuses = async (gc = false) => {
+    const all = await Promise.all(workers.map((w) => w.status(gc)));
+    for (const s of all) Object.assign(modelMs, s.modelMs);
+    return all;
+  };
   try {
     // Opening: each case is answered (its reply reaches the desk) before it counts as open.
     const tickets = Array.from({ length: ctx.cases }, (_, i) => `cap-${ctx.tag}-${label}-${i}`);
     const answered: string[] = [];
-    // The idle worker first: what it holds before any case is open.
+    // The idle workers first: what they hold before any case is open.
     const sample = async (open: number): Promise<RssSample> => {
-      const mb = round(rssMb(worker.pid));
-      const status = await worker.status(true);
-      return { open, rssMb: mb, heapMb: round(status.heapMb), cached: status.cached };
+      const mbs = workers.map((w) => round(rssMb(w.pid)));
+      const all = await statuses(true);
+      const perWorker = all.map((s, i) => ({ rssMb: mbs[i]!, cached: s.cached }));
+      return {
+        open,
+        rssMb: round(mbs.reduce((a, b) => a + b, 0)),
+        heapMb: round(all.reduce((a, s) => a + s.heapMb, 0)),
+        cached: all.reduce((a, s) => a + s.cached, 0),
+        ...(workers.length > 1 ? { perWorker } : {}),
+      };
     };
     const rss: RssSample[] = [await sample(0)];
     const marks = MILESTONES.map((f) => Math.max(1, Math.round(f * ctx.cases)));
@@ -179,18 +200,21 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
       if (marks.includes(answered.length)) {
         const s = await sample(answered.length);
         rss.push(s);
+        const each = s.perWorker ? ` (${s.perWorker.map((w) => `${w.rssMb} MB, ${w.cached} cached`).join('; ')})` : '';
         out(
-          `  [cache ${cache}] ${s.open} cases open after ${round((performance.now() - started) / 1000)} s: worker RSS ${s.rssMb} MB, main-thread heap after GC ${s.heapMb} MB, ${s.cached} cached`,
+          `  [cache ${cache}] ${s.open} cases open after ${round((performance.now() - started) / 1000)} s: worker RSS ${s.rssMb} MB, main-thread heap after GC ${s.heapMb} MB, ${s.cached} cached${each}`,
         );
       }
     });
     const openSeconds = (performance.now() - started) / 1000;
-    await worker.status(); // clears the opening's model times
+    await statuses(); // clears the opening's model times
+    for (const key of Object.keys(modelMs)) delete modelMs[key];
 
     // Which cases are still cached: the cache is least-recently-used, so the last answered are
     // in it and the first answered are not. Cases near the boundary are left out of both: while
     // several are open at once, the order of their last tasks is not quite their answers' order.
-    const slots = worker.cacheSlots;
+    // Across workers: each keeps its own least-recently-used cache of the cases it ran last.
+    const slots = workers.reduce((n, w) => n + w.cacheSlots, 0);
     const half = Math.ceil(ctx.sample / 2);
     const margin = Math.min(ctx.concurrency, Math.floor(slots / 2));
     const inCache = answered.slice(Math.max(0, answered.length - Math.floor(slots / 2)));
@@ -208,12 +232,13 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
       await deliverEvent(ctx.client, ctx.pool, ticketEvent(ticketId, `${ticketId}-2`, FOLLOW_UP, 'ticket.message'), { taskQueue, settings });
       const reply = await ctx.receiver.waitFor(workflowId, 2, 120_000);
       replyAt.set(workflowId, performance.timeOrigin + reply.at);
-      const modelMs = (await worker.status()).modelMs[ticketId] ?? 0;
-      return { ms: reply.at - sent, modelMs, replies: ctx.receiver.replies(workflowId).filter((r) => r.sequence > 1).length };
+      await statuses();
+      return { ticketId, ms: reply.at - sent, modelMs: modelMs[ticketId] ?? 0, replies: ctx.receiver.replies(workflowId).filter((r) => r.sequence > 1).length };
     };
-    const cachedSamples = [];
+    type Sample = Awaited<ReturnType<typeof followUp>>;
+    const cachedSamples: Sample[] = [];
     for (const t of cachedPick) cachedSamples.push(await followUp(t));
-    const evictedSamples = [];
+    const evictedSamples: Sample[] = [];
     for (const t of evictedPick) evictedSamples.push(await followUp(t));
     // A late duplicate would show up here: give the desk a moment, then count again.
     await new Promise((r) => setTimeout(r, 500));
@@ -236,6 +261,21 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
         .map(investigationId)
         .map((id) => followUpTimeline(histories.find((h) => h.workflowId === id)?.history.events ?? [], sentAt.get(id) ?? NaN, replyAt.get(id) ?? NaN))
         .filter((t): t is FollowUpTimeline => t !== null);
+    // Which worker resumed each evicted case: the identity on its signal's workflow task.
+    const shares: WorkerShare[] = workers.map((w, i) => {
+      const mine = evictedSamples.filter((e) => {
+        const events = histories.find((h) => h.workflowId === investigationId(e.ticketId))?.history.events ?? [];
+        return signalTaskIdentity(events) === w.identity;
+      });
+      const last = rss[rss.length - 1]!.perWorker?.[i];
+      return {
+        worker: i + 1,
+        identity: w.identity,
+        rssMb: last?.rssMb ?? rss[rss.length - 1]!.rssMb,
+        cached: last?.cached ?? rss[rss.length - 1]!.cached,
+        evicted: latencyStats(mine),
+      };
+    });
     // The first history is replayed twice and its first time dropped: it includes the replay worker's start.
     const replayMs: number[] = [];
     const counted = countingParts(config, ctx.pool);
@@ -264,6 +304,7 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
     return {
       cache,
       cacheSlots: slots,
+      workers: shares,
       cases: ctx.cases,
       openSeconds: round(openSeconds),
       loadBefore,
@@ -286,7 +327,7 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
       kbPerCase,
     };
   } finally {
-    await worker.stop();
+    await Promise.all(workers.map((w) => w.stop()));
     out(`  (run with cache ${cache} done)`);
   }
 }
@@ -305,6 +346,8 @@ export async function runCapacityBench(config: Config, options: CapacityOptions)
   if (!config.DATABASE_URL) throw new Error('casework bench capacity needs DATABASE_URL: its worker runs in a process of its own, so the embedded database cannot be shared');
   const cases = options.cases ?? 1000;
   const cacheSize = options.cacheSize ?? 100;
+  const workers = options.workers ?? 1;
+  if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers must be a whole number of at least 1, got ${workers}`);
   if (cacheSize < 2) throw new Error(`--cache-size must be at least 2 (the SDK's smallest cache), got ${cacheSize}`);
   const tag = Date.now().toString(36);
   const secret = randomBytes(16).toString('hex');
@@ -356,10 +399,14 @@ export async function runCapacityBench(config: Config, options: CapacityOptions)
       cases,
       sample: options.sample ?? 50,
       concurrency: options.concurrency ?? 32,
+      workers,
     };
     const runs: CapacityRun[] = [];
     // The small cache first: its evicted cases are the point, and a long run may be cut short.
-    for (const cache of [cacheSize, 'default'] as const) {
+    // Several workers at the SDK's default cache would each hold gigabytes (2,310 workflows at
+    // about 4 GB in one process): the fleet run is the small cache's only.
+    const caches: ('default' | number)[] = workers > 1 ? [cacheSize] : [cacheSize, 'default'];
+    for (const cache of caches) {
       const run = await oneRun(ctx, cache, options.json ? () => undefined : out);
       runs.push(run);
       if (!options.json) {

@@ -1,3 +1,6 @@
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { createActivities, type Activities } from '../../activities';
 import { applyNotesUpdate, renderNotes, type NotesUpdate } from '../../context/agent-notes';
@@ -13,7 +16,7 @@ import { startingState, type Run } from '../../workflows/state';
 import { exampleEvent } from '../demo/run';
 import { startLocalStack, type LocalStack } from '../env/stack';
 import { startTracing } from '../../observability/tracing';
-import { startInProcessWorker } from '../../worker';
+import { startInProcessWorker, writeWorkflowBundle } from '../../worker';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { median } from './stats';
 import { historySizes } from './workflow';
@@ -51,6 +54,8 @@ export interface OverheadResult {
   worker: OverheadSample[];
   /** As `worker`, on a worker and client made with tracing on (every span exported, one at a time, to a counting exporter). */
   workerTraced: OverheadSample[];
+  /** As `worker`, on a worker whose workflow bundle has no tracing interceptor at all (casework before tracing). */
+  workerUntraceable: OverheadSample[];
   /** Spans the traced runs exported. */
   spansExported: number;
   summary: {
@@ -59,6 +64,7 @@ export interface OverheadResult {
     remoteTools: WorkerSummary;
     localReadTools: WorkerSummary;
     traced: WorkerSummary;
+    untraceable: WorkerSummary;
   };
 }
 
@@ -157,6 +163,12 @@ export async function runOverheadBench(config: Config, options: { out: Out; step
     await runFloor(activities, runConfig, `${tag}-warm`, customerId, drillMessage(steps));
     await runThroughWorker(stack, runConfig, `${tag}-warmr`, steps, false);
     await runThroughWorker(stack, runConfig, `${tag}-warml`, steps, true);
+    // Tracing absent: a worker whose bundle lacks the tracing interceptor, on a task queue of its own.
+    const absentBundle = join(tmpdir(), `casework-overhead-untraced-${process.pid}-${tag}.js`);
+    await writeWorkflowBundle(absentBundle, { withoutTracing: true });
+    const absentConfig = { ...runConfig, TEMPORAL_TASK_QUEUE: `${runConfig.TEMPORAL_TASK_QUEUE}-absent` };
+    const absent = await startInProcessWorker({ config: absentConfig, pool: stack.db.app, model: stack.model, workflowBundlePath: absentBundle });
+    await runThroughWorker({ client: absent.client, db: stack.db }, absentConfig, `${tag}-warma`, steps, true);
     // Tracing starts after the untraced worker and client were made, so they stay untraced (each
     // decides when it is made); the traced pair polls a task queue of its own.
     const exporter = countingExporter();
@@ -169,15 +181,19 @@ export async function runOverheadBench(config: Config, options: { out: Out; step
       const workerRemoteTools: OverheadSample[] = [];
       const worker: OverheadSample[] = [];
       const workerTraced: OverheadSample[] = [];
+      const workerUntraceable: OverheadSample[] = [];
       for (let i = 0; i < repeats; i++) {
+        workerUntraceable.push(await runThroughWorker({ client: absent.client, db: stack.db }, absentConfig, `${tag}-a${i}`, steps, true));
         floor.push(await runFloor(activities, runConfig, `${tag}-f${i}`, customerId, drillMessage(steps)));
         workerRemoteTools.push(await runThroughWorker(stack, runConfig, `${tag}-r${i}`, steps, false));
         worker.push(await runThroughWorker(stack, runConfig, `${tag}-l${i}`, steps, true));
         workerTraced.push(await runThroughWorker({ client: traced.client, db: stack.db }, tracedConfig, `${tag}-t${i}`, steps, true));
       }
-      return report({ steps, repeats, floor, workerRemoteTools, worker, workerTraced, spansExported: exporter.count }, stack.model.label, options);
+      return report({ steps, repeats, floor, workerRemoteTools, worker, workerTraced, workerUntraceable, spansExported: exporter.count }, stack.model.label, options);
     } finally {
       await traced.stop();
+      await absent.stop();
+      rmSync(absentBundle, { force: true });
       await tracing?.shutdown();
     }
   } finally {
@@ -187,11 +203,11 @@ export async function runOverheadBench(config: Config, options: { out: Out; step
 
 /** Summarises the samples, and prints them as a table (or JSON). */
 function report(
-  samples: Pick<OverheadResult, 'steps' | 'repeats' | 'floor' | 'workerRemoteTools' | 'worker' | 'workerTraced' | 'spansExported'>,
+  samples: Pick<OverheadResult, 'steps' | 'repeats' | 'floor' | 'workerRemoteTools' | 'worker' | 'workerTraced' | 'workerUntraceable' | 'spansExported'>,
   modelLabel: string,
   options: { out: Out; json?: boolean },
 ): OverheadResult {
-  const { steps, repeats, floor, workerRemoteTools, worker, workerTraced } = samples;
+  const { steps, repeats, floor, workerRemoteTools, worker, workerTraced, workerUntraceable } = samples;
   const perStep = (of: OverheadSample[]) => median(of.map((x) => x.ms / x.steps));
   const floorMsPerStep = perStep(floor);
   const summarise = (of: OverheadSample[]): WorkerSummary => {
@@ -211,6 +227,7 @@ function report(
     remoteTools: summarise(workerRemoteTools),
     localReadTools: summarise(worker),
     traced: summarise(workerTraced),
+    untraceable: summarise(workerUntraceable),
   };
   const result: OverheadResult = { ...samples, summary };
   if (options.json) {
@@ -230,13 +247,18 @@ function report(
   workerRow('worker, every tool remote (before)', summary.remoteTools);
   workerRow('worker, read-only tools local (now)', summary.localReadTools);
   workerRow('same, tracing on', summary.traced);
+  workerRow('same, tracing absent from the bundle', summary.untraceable);
   const cut = 1 - summary.localReadTools.overheadMsPerStep / summary.remoteTools.overheadMsPerStep;
   out(
     `  local read-only tools cut the overhead per step by ${(cut * 100).toFixed(0)}% and the events per step from ${summary.remoteTools.eventsPerStep.toFixed(1)} to ${summary.localReadTools.eventsPerStep.toFixed(1)}.`,
   );
   const tracedMs = summary.traced.msPerStep - summary.localReadTools.msPerStep;
+  const offMs = summary.localReadTools.msPerStep - summary.untraceable.msPerStep;
   out(
     `  tracing on adds ${tracedMs.toFixed(1)} ms per step (${samples.spansExported.toLocaleString('en-US')} spans exported); off, runs carry no trace header and the worker adds no interceptor.`,
+  );
+  out(
+    `  tracing off against absent: ${offMs >= 0 ? '+' : ''}${offMs.toFixed(1)} ms per step (${(summary.localReadTools.msPerStep / summary.untraceable.msPerStep).toFixed(2)}×), within the runs' own spread when it is near zero.`,
   );
   return result;
 }

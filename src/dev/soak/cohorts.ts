@@ -13,8 +13,8 @@ export const MAX_COHORTS = 90;
 
 type Row = Record<string, unknown>;
 
-/** Columns that identify a row (primary or unique keys, and the keys pointing at them). */
-const ID_COLUMNS = ['customer_id', 'order_id', 'shipment_id', 'tracking_number', 'event_id', 'ticket_id', 'payment_id'] as const;
+/** Columns that identify a row (primary or unique keys, and the keys pointing at them; a payment's processor reference is the charge a refund pays back, at most once). */
+const ID_COLUMNS = ['customer_id', 'order_id', 'shipment_id', 'tracking_number', 'event_id', 'ticket_id', 'payment_id', 'processor_ref'] as const;
 
 /** Cohort `k`'s name for an order: the demo's 4-digit number behind a 2-digit cohort prefix. */
 export function cohortOrderId(k: number, orderId: string): string {

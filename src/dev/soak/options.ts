@@ -32,14 +32,14 @@ export const SOAK_USAGE =
   '[--cut-mode reset|close|alternate] [--server-restarts R=2] [--server-down-seconds 5-20] [--seed S] [--timeout MINUTES=20] [--keep] ' +
   '[--temporal-port 7308] [--ui-port 8308] [--proxy-port 17301] [--postgres postgres://postgres@127.0.0.1:5432/postgres]';
 
-function count(name: string, text: string | undefined, fallback: number, max = 10_000): number {
+export function count(name: string, text: string | undefined, fallback: number, max = 10_000): number {
   if (text === undefined) return fallback;
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0 || n > max) throw new BadInputError(`--${name} must be a whole number from 0 to ${max}, not "${text}"`);
   return n;
 }
 
-function range(name: string, text: string | undefined, fallback: [number, number]): [number, number] {
+export function range(name: string, text: string | undefined, fallback: [number, number]): [number, number] {
   if (text === undefined) return fallback;
   const m = /^(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?$/.exec(text);
   if (!m) throw new BadInputError(`--${name} must be seconds ("20") or a range ("20-60"), not "${text}"`);

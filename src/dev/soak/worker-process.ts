@@ -61,10 +61,25 @@ export interface WorkerProcess {
   kill(restartDelayMs: number): void;
   /** Stops supervising and kills the worker. */
   stop(): Promise<void>;
+  /** Stops supervising and sends SIGTERM, as a rolling restart does; SIGKILL if it has not exited after `graceMs`. */
+  terminate(graceMs: number): Promise<void>;
 }
 
-/** Starts `bin/casework worker` with `env` and keeps one running; output goes to `logFile`. */
-export function superviseWorker(env: NodeJS.ProcessEnv, logFile: string, options: { restartAfterExitMs?: number } = {}): WorkerProcess {
+/** What to supervise besides `casework worker`: another casework command, and the output line that says it serves. */
+export interface SupervisedCommand {
+  /** The arguments after bin/casework (default: worker). */
+  args?: string[];
+  /** Output that says the process is ready (default: the worker's polling line). */
+  ready?: RegExp;
+  /** Its name in the log and in errors (default: worker). */
+  name?: string;
+}
+
+/** Starts `bin/casework worker` (or `command`) with `env` and keeps one running; output goes to `logFile`. */
+export function superviseWorker(env: NodeJS.ProcessEnv, logFile: string, options: { restartAfterExitMs?: number; command?: SupervisedCommand } = {}): WorkerProcess {
+  const args = options.command?.args ?? ['worker'];
+  const readyLine = options.command?.ready ?? READY;
+  const name = options.command?.name ?? 'worker';
   installExitHook();
   const log: WriteStream = createWriteStream(logFile, { flags: 'a' });
   let child: ChildProcess | undefined;
@@ -82,15 +97,15 @@ export function superviseWorker(env: NodeJS.ProcessEnv, logFile: string, options
     starts += 1;
     ready = false;
     killedOnPurpose = false;
-    log.write(`\n--- soak: worker start ${starts} at ${new Date().toISOString()}\n`);
-    const proc = spawn(process.execPath, [join(ROOT, 'bin/casework'), 'worker'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    log.write(`\n--- soak: ${name} start ${starts} at ${new Date().toISOString()}\n`);
+    const proc = spawn(process.execPath, [join(ROOT, 'bin/casework'), ...args], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
     if (proc.pid) liveGroups.add(proc.pid);
     let tail = '';
     const onOutput = (chunk: Buffer) => {
       log.write(chunk);
       tail = (tail + chunk.toString()).slice(-4000);
-      if (!ready && READY.test(chunk.toString())) {
+      if (!ready && readyLine.test(chunk.toString())) {
         ready = true;
         waiters.splice(0).forEach((w) => w());
       }
@@ -105,7 +120,7 @@ export function superviseWorker(env: NodeJS.ProcessEnv, logFile: string, options
       } catch {
         // already gone
       }
-      log.write(`--- soak: worker exited (code ${code}, signal ${signal}) at ${new Date().toISOString()}\n`);
+      log.write(`--- soak: ${name} exited (code ${code}, signal ${signal}) at ${new Date().toISOString()}\n`);
       if (child === proc) {
         child = undefined;
         ready = false;
@@ -134,7 +149,7 @@ export function superviseWorker(env: NodeJS.ProcessEnv, logFile: string, options
     waitReady(timeoutMs) {
       if (ready) return Promise.resolve();
       return new Promise((resolvePromise, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the worker did not start polling within ${timeoutMs / 1000} s (see ${logFile})`)), timeoutMs);
+        const timer = setTimeout(() => reject(new Error(`the ${name} was not ready within ${timeoutMs / 1000} s (see ${logFile})`)), timeoutMs);
         waiters.push(() => {
           clearTimeout(timer);
           resolvePromise();
@@ -155,6 +170,32 @@ export function superviseWorker(env: NodeJS.ProcessEnv, logFile: string, options
       liveGroups.delete(proc.pid);
       clearTimeout(restartTimer);
       restartTimer = setTimeout(start, restartDelayMs);
+    },
+    async terminate(graceMs) {
+      stopped = true;
+      clearTimeout(restartTimer);
+      const proc = child;
+      if (proc?.pid && proc.exitCode === null) {
+        killedOnPurpose = true;
+        const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+        // To the wrapper alone: it passes SIGTERM on to the node process under it, which drains.
+        try {
+          process.kill(proc.pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+        const timer = setTimeout(() => {
+          try {
+            process.kill(-proc.pid!, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }, graceMs);
+        await exited;
+        clearTimeout(timer);
+      }
+      child = undefined;
+      await new Promise<void>((r) => log.end(() => r()));
     },
     async stop() {
       stopped = true;

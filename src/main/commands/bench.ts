@@ -29,6 +29,7 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
       replies: { type: 'string' },
       cases: { type: 'string' },
       'cache-size': { type: 'string' },
+      workers: { type: 'string' },
       sample: { type: 'string' },
       ways: { type: 'string' },
       breakdown: { type: 'boolean' },
@@ -77,6 +78,7 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
       cacheSize,
       sample: count(values.sample, '--sample'),
       concurrency: count(values.concurrency, '--concurrency'),
+      workers: count(values.workers, '--workers'),
       json: values.json,
     });
     return 0;
