@@ -7,7 +7,12 @@ import { z } from 'zod';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { BadInputError, kindOf, RefusedError } from '../errors';
+import { erasedText } from '../context/display-expansion';
+import { CustomerErasedError, type CustomerKeys } from '../temporal/codec/customer-keys';
+import { KEY_ID_METADATA, workflowIdOf } from '../temporal/codec/encryption-codec';
+import { CUSTOMER_KEY_PREFIX } from '../temporal/codec/key-wrap';
 import { productionMode } from '../temporal/codec/keys';
+import type { DisplayExpander } from './codec-expansion';
 import { codecCookie, ownOrigin, sessionCookieOf, sessionProblem, sessionValue, SIGN_IN_HEADERS, signInPage } from './codec-session';
 import { drainingClose, HttpError, readBodyText, sendJson } from './http';
 import { HEALTH_DEADLINE_MS, keysHealth, postgresHealth } from './routes/health';
@@ -39,6 +44,10 @@ export interface CodecServerOptions {
   codecs: PayloadCodec[];
   /** Resolves stored references before decoding, so stored contents show decoded too. */
   externalStorage?: ExternalStorage;
+  /** Decodes payloads under a customer's data key (`cust:<id>:<n>`); one whose key is destroyed shows "erased on <date>". */
+  customerKeys?: CustomerKeys;
+  /** Expands references into the transcript log for display (codec-expansion.ts); /decode only, never /encode. */
+  expander?: DisplayExpander;
   /** The bearer token callers must send; undefined accepts every caller (loopback development only). */
   token?: string;
   /** Browser origins allowed to call (the web UI's), exactly as the browser sends them. */
@@ -95,6 +104,45 @@ class Refusal extends HttpError {
 function fromJson(p: z.infer<typeof PayloadJson>): Payload {
   const metadata = Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))]));
   return { metadata, data: new Uint8Array(Buffer.from(p.data ?? '', 'base64')) };
+}
+
+const utf8 = new TextEncoder();
+
+/** A JSON payload of `value`, as the default payload converter writes one. */
+function jsonPayload(value: unknown): Payload {
+  return { metadata: { encoding: utf8.encode('json/plain') }, data: utf8.encode(JSON.stringify(value)) };
+}
+
+/** The customer key id a payload is encrypted under, or undefined (a deployment key, or not encrypted). */
+function customerKeyIdOf(payload: Payload): string | undefined {
+  const raw = payload.metadata?.[KEY_ID_METADATA];
+  const keyId = raw ? Buffer.from(raw).toString() : undefined;
+  return keyId?.startsWith(CUSTOMER_KEY_PREFIX) ? keyId : undefined;
+}
+
+/**
+ * Decodes payloads through the codecs (in reverse order), except those under a customer's data
+ * key, which their key decrypts; a destroyed key's payload becomes "erased on <date>", so a
+ * page of an erased customer's case reads as erased instead of failing.
+ */
+async function decodeAll(payloads: Payload[], codecs: readonly PayloadCodec[], customerKeys: CustomerKeys | undefined): Promise<Payload[]> {
+  const decodeWithCodecs = async (batch: Payload[]) => {
+    for (const codec of [...codecs].reverse()) batch = await codec.decode(batch);
+    return batch;
+  };
+  if (!customerKeys || !payloads.some((p) => customerKeyIdOf(p) !== undefined)) return decodeWithCodecs(payloads);
+  return Promise.all(
+    payloads.map(async (payload) => {
+      const keyId = customerKeyIdOf(payload);
+      if (keyId === undefined) return (await decodeWithCodecs([payload]))[0]!;
+      try {
+        return (await customerKeys.decoderFor(keyId)).decrypt(payload);
+      } catch (error) {
+        if (error instanceof CustomerErasedError) return jsonPayload(erasedText(error.erasedAt));
+        throw error;
+      }
+    }),
+  );
 }
 
 function toJson(p: Payload): { metadata: Record<string, string>; data: string } {
@@ -228,7 +276,10 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
       for (const codec of options.codecs) payloads = await codec.encode(payloads);
     } else {
       if (storage) payloads = await storage.retrieve(payloads);
-      for (const codec of [...options.codecs].reverse()) payloads = await codec.decode(payloads);
+      // The workflow each payload belongs to is its own label, bound into its encryption: never taken from the caller.
+      const workflowIds = payloads.map(workflowIdOf);
+      payloads = await decodeAll(payloads, options.codecs, options.customerKeys);
+      if (options.expander) payloads = await options.expander.expand(payloads, workflowIds);
     }
     options.onRequest?.({ operation, namespace, payloads: payloads.length, origin });
     reply(res, 200, { payloads: payloads.map(toJson) }, cors);
