@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
@@ -12,6 +14,7 @@ import { createCodecHandler } from '../src/server/codec-server';
 import { customerKeysOf, openTranscriptLog } from '../src/temporal/codec/body-codec';
 import { WORKFLOW_ID_METADATA } from '../src/temporal/codec/encryption-codec';
 import { codecFor, dataConverterFor } from '../src/temporal/data-converter';
+import { findTemporalCli } from '../src/dev/env/temporal-cli';
 import { example, send, settingsWith } from './support/investigate';
 import { seededWorker } from './support/temporal';
 
@@ -152,6 +155,51 @@ test("a model step's input shows as the messages it sent: the rules by name, the
   assert.ok(!text.includes(PREVIEW_CUT.trim()), 'every tool result whole');
   assert.equal(typeof last.plan.layout, 'string', 'the plan is kept beside the messages');
   assert.ok(expander.stats.logReads <= 3, `${expander.stats.logReads} reads of the log for ${expander.stats.expanded} expanded payloads`);
+});
+
+test('the Temporal CLI without --codec-auth prints the refusal and what to add, at once; with it, the whole results', async () => {
+  await setUp();
+  const token = 'cli-codec-token-0123456789';
+  const refusals: string[] = [];
+  const codec = codecFor(ctx.tw.config);
+  const converter = dataConverterFor(ctx.tw.config, ctx.db.app, { codec });
+  const guarded = createServer(
+    createCodecHandler({
+      codecs: converter.payloadCodecs!,
+      externalStorage: converter.externalStorage,
+      customerKeys: customerKeysOf(ctx.db.app, codec),
+      expander,
+      token,
+      allowedOrigins: [],
+      onRefused: (event) => refusals.push(event.reason),
+    }),
+  );
+  await new Promise<void>((resolve) => guarded.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${(guarded.address() as AddressInfo).port}`;
+  const show = (...extra: string[]) =>
+    promisify(execFile)(
+      findTemporalCli(),
+      ['workflow', 'show', '--address', ctx.tw.config.TEMPORAL_ADDRESS, '-w', workflowId, '--codec-endpoint', endpoint, '--detailed', ...extra],
+      {
+        timeout: 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+  try {
+    // Answered 401, the CLI would retry until its deadline and print "context deadline exceeded".
+    const refused = await show();
+    assert.match(
+      refused.stdout,
+      /casework codec server refused this request \(401\): .*no Authorization header was sent: give the CLI --codec-auth "Bearer \$CASEWORK_CODEC_SERVER_TOKEN"/,
+    );
+    assert.doesNotMatch(refused.stdout + refused.stderr, /deadline exceeded/);
+    assert.ok(refusals.length > 0 && refusals.every((r) => r === 'credential_missing'), refusals.join(', '));
+    const shown = await show('--codec-auth', `Bearer ${token}`);
+    assert.match(shown.stdout, /Tilburg|tracking|delivered/i);
+    assert.ok(!shown.stdout.includes(PREVIEW_CUT.trim()), 'no preview in what the CLI prints');
+  } finally {
+    await new Promise<void>((resolve) => guarded.close(() => resolve()));
+  }
 });
 
 test('once the customer is erased, the same payloads show "erased on <date>" in place of the content, not an error', async () => {

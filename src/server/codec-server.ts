@@ -150,6 +150,15 @@ function toJson(p: Payload): { metadata: Record<string, string>; data: string } 
   return { metadata, data: Buffer.from(p.data ?? new Uint8Array()).toString('base64') };
 }
 
+/**
+ * True for the Temporal CLI's codec client (the Go SDK's remote codec: Go's default user agent,
+ * no browser Origin). It retries every answer but 200 until its deadline, so it never shows a
+ * refusal's message; refuseCli answers it in a way it prints.
+ */
+function isTemporalCli(req: IncomingMessage): boolean {
+  return req.headers.origin === undefined && /^Go-http-client\//.test(req.headers['user-agent'] ?? '');
+}
+
 /** Why a request's credential is refused, or undefined when it matches. */
 function credentialProblem(header: string | undefined, digest: Buffer): 'credential_missing' | 'credential_wrong' | undefined {
   if (!header?.trim()) return 'credential_missing';
@@ -239,7 +248,37 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
       : { reason: header, said: "the bearer token sent is not this server's" };
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<void> {
+  /**
+   * A refused /decode of the Temporal CLI is answered 200 with the refusal in words in place of
+   * every payload: the CLI's codec client retries any other answer until its 10 s deadline and
+   * then prints only "context deadline exceeded". Everything else is refused with its status.
+   */
+  async function refuseCli(
+    req: IncomingMessage,
+    res: ServerResponse,
+    error: Refusal,
+    operation: string,
+    logRefusal: (reason: RefusalReason, status: number, detail: string) => void,
+  ): Promise<void> {
+    if (operation !== 'decode' || !isTemporalCli(req)) throw error;
+    const parsed = PayloadsJson.safeParse(await readBody(req));
+    if (!parsed.success) throw error;
+    logRefusal(
+      error.reason,
+      error.status,
+      `${error.message} (answered 200 with this refusal in place of the ${parsed.data.payloads.length} payloads: the Temporal CLI retries any other answer)`,
+    );
+    const said = jsonPayload(`casework codec server refused this request (${error.status}): ${error.message}`);
+    reply(res, 200, { payloads: parsed.data.payloads.map(() => toJson(said)) });
+  }
+
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    cors: Record<string, string>,
+    logRefusal: (reason: RefusalReason, status: number, detail: string) => void,
+  ): Promise<void> {
+    const refuse = (error: Refusal) => refuseCli(req, res, error, segment ?? '', logRefusal);
     const path = new URL(req.url ?? '/', 'http://codec').pathname.replace(/\/+$/, '');
     if ((path === '/healthz' || path === '/readyz') && req.method === 'GET') return probe(path, res);
     const origin = req.headers.origin;
@@ -263,11 +302,14 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
     if (req.method !== 'POST') throw new Refusal('method', 405, `${operation} takes POST`, { allow: 'POST, OPTIONS' });
     const problem = authProblem(req);
     if (problem) {
-      throw new Refusal(problem.reason, 401, `a valid "Authorization: Bearer <token>" header or sign-in cookie is required: ${problem.said}`, { 'www-authenticate': 'Bearer' });
+      const said = isTemporalCli(req)
+        ? `${problem.reason === 'credential_missing' ? 'no Authorization header was sent' : "the bearer token sent is not this server's"}: give the CLI --codec-auth "Bearer $CASEWORK_CODEC_SERVER_TOKEN"`
+        : problem.said;
+      return refuse(new Refusal(problem.reason, 401, `a valid "Authorization: Bearer <token>" header or sign-in cookie is required: ${said}`, { 'www-authenticate': 'Bearer' }));
     }
     const namespace = typeof req.headers['x-namespace'] === 'string' ? req.headers['x-namespace'] : undefined;
     if (options.namespace && namespace && namespace !== options.namespace) {
-      throw new Refusal('namespace', 403, `this codec server decodes namespace ${options.namespace}, not ${namespace}`);
+      return refuse(new Refusal('namespace', 403, `this codec server decodes namespace ${options.namespace}, not ${namespace}`));
     }
     const parsed = PayloadsJson.safeParse(await readBody(req));
     if (!parsed.success) throw new Refusal('body', 400, 'body must be {"payloads":[{"metadata":{...base64},"data":"<base64>"}]}');
@@ -294,7 +336,7 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
       const path = new URL(req.url ?? '/', 'http://codec').pathname;
       options.onRefused?.({ reason, status, method: req.method ?? 'GET', path, ...(origin !== undefined ? { origin } : {}), ...(namespace ? { namespace } : {}), detail });
     };
-    handle(req, res, cors).catch((error: unknown) => {
+    handle(req, res, cors, refused).catch((error: unknown) => {
       if (error instanceof HttpError) {
         refused(error instanceof Refusal ? error.reason : 'body', error.status, error.message);
         return reply(res, error.status, { error: error.message }, { ...cors, ...error.headers });
