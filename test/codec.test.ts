@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { loadConfig } from '../src/config';
-import { DecryptionError, EncryptionCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, UnknownKeyError } from '../src/temporal/codec/encryption-codec';
+import { DecryptionError, EncryptionCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, UnknownKeyError, WORKFLOW_ID_METADATA, workflowIdOf } from '../src/temporal/codec/encryption-codec';
 import { CodecKeyError, devKeyPath, EncryptionRequiredError, keyringOf, loadKeyring, parseKeys, productionMode } from '../src/temporal/codec/keys';
 
 // The payload codec: AES-256-GCM over each whole payload, a key id in its metadata, keys from
@@ -81,6 +81,27 @@ describe('encryption codec', () => {
     const [r1, r2] = await random.encode([json('same'), json('same')]);
     assert.notDeepEqual(Buffer.from(r1!.data!), Buffer.from(r2!.data!));
     assert.equal(defaultPayloadConverter.fromPayload((await derived.decode([r1!]))[0]!), 'same');
+  });
+
+  test('labels a payload with the workflow its serialization context names, and refuses it relabelled to another workflow', async () => {
+    const codec = new EncryptionCodec(keyringOf([key('k1')], 'environment'));
+    const context = { type: 'activity' as const, namespace: 'default', workflowId: 'investigation-T-1', isLocal: false };
+    const [labelled] = await codec.encode([json(secret)], context);
+    assert.equal(workflowIdOf(labelled!), 'investigation-T-1');
+    assert.deepEqual(defaultPayloadConverter.fromPayload((await codec.decode([labelled!]))[0]!), secret);
+    const relabelled: Payload = { ...labelled!, metadata: { ...labelled!.metadata, [WORKFLOW_ID_METADATA]: new TextEncoder().encode('investigation-T-2') } };
+    await assert.rejects(codec.decode([relabelled]), DecryptionError);
+    const { [WORKFLOW_ID_METADATA]: _label, ...unlabelledMetadata } = labelled!.metadata!;
+    await assert.rejects(codec.decode([{ ...labelled!, metadata: unlabelledMetadata }]), DecryptionError, 'nor can the label be stripped');
+    // Equal payloads of two workflows never share a nonce (under GCM that would give the authentication key away); in one workflow they dedupe.
+    const [other] = await codec.encode([json(secret)], { ...context, workflowId: 'investigation-T-2' });
+    const [again] = await codec.encode([json(secret)], context);
+    const nonce = (p: Payload) => Buffer.from(p.data!).subarray(0, 12).toString('hex');
+    assert.notEqual(nonce(other!), nonce(labelled!));
+    assert.equal(nonce(again!), nonce(labelled!));
+    // Without a context (the transcript log's bodies, /encode) nothing is labelled, as before.
+    const [plain] = await codec.encode([json(secret)]);
+    assert.equal(workflowIdOf(plain!), undefined);
   });
 
   test('passes payloads that were never encrypted through decode untouched', async () => {

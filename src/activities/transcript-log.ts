@@ -1,8 +1,7 @@
 import type { MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { Context, type Info } from '@temporalio/activity';
-import { buildContext } from '../context/build-context';
 import { assistantMessage } from '../context/replies';
-import { decodeSeqs, layoutOfPlan, PlanEncodingError } from '../context/plan-encoding';
+import { planLayout, requestOfPlan, stepPlanSeqs } from '../context/plan-request';
 import { layoutSeqs, messageEntry, messagesOfLayout, previewOf, resultText } from '../context/references';
 import { SYSTEM_PROMPT } from '../context/system-prompt';
 import { estimateBlockTokens } from '../context/tokens';
@@ -10,12 +9,11 @@ import { requestProblems } from '../context/transcript-check';
 import type { ReplyKey, TranscriptLog } from '../db/transcript-log';
 import { BadInputError } from '../errors';
 import type { Model } from '../model/port';
-import type { AgentNotes } from '../schemas/investigation';
 import type { CaseNotes } from '../schemas/case-notes';
 import type { ModelReply, TokenUsage } from '../schemas/model';
 import type { ToolCall, ToolOutcome } from '../schemas/tool-call';
 import { toolDefinitions } from '../schemas/tool-specs';
-import type { CompactionPlan, LayoutMessage, LogEntry, LoggedOutcome, StepPlan } from '../schemas/transcript-log';
+import type { CompactionPlan, LogEntry, LoggedOutcome, StepPlan } from '../schemas/transcript-log';
 import { createCompactionActivities } from './compaction';
 import { failuresForTemporal } from './failures';
 import { withHeartbeat } from './heartbeat';
@@ -50,28 +48,6 @@ function workflowOf(plan: StepPlan | CompactionPlan): string {
   return workflowId;
 }
 
-/** A compact plan's string, decoded; a string that does not decode is bad input, never retried. */
-function decoded<T>(decode: () => T, what: string): T {
-  try {
-    return decode();
-  } catch (error) {
-    if (error instanceof PlanEncodingError) throw new BadInputError(`the plan's ${what} does not decode: ${error.message}`);
-    throw error;
-  }
-}
-
-const layoutOf = (plan: StepPlan | CompactionPlan): LayoutMessage[] => decoded(() => layoutOfPlan(plan), 'layout');
-
-/** The tool_use ids of the cleared results: named in the first shape, by their entries (tool_result blocks) in the compact one. */
-function clearedIdsOf(plan: StepPlan, entries: ReadonlyMap<number, LogEntry>): string[] {
-  if (plan.v !== 2) return plan.clearedIds;
-  return decoded(() => decodeSeqs(plan.cleared), 'cleared results').map((seq) => {
-    const body = entries.get(seq)?.body as ToolResultBlockParam | undefined;
-    if (body?.type !== 'tool_result') throw new BadInputError(`the plan clears entry ${seq}, which is not a tool result of this step's messages`);
-    return body.tool_use_id;
-  });
-}
-
 /** The model call this activity attempt is part of, and whether an earlier attempt of it ran; undefined outside an activity (nothing to keep a reply under). */
 function modelCall(): { key: ReplyKey; retry: boolean } | undefined {
   let info: Info;
@@ -101,21 +77,10 @@ async function keptAnswer<T>(log: TranscriptLog, call: ReturnType<typeof modelCa
  * when two attempts raced, the one kept first is returned.
  */
 async function askModel(deps: { model: Model; mcp?: McpTools }, log: TranscriptLog, workflowId: string, plan: StepPlan, call: ReplyKey | undefined): Promise<ModelReply> {
-  const layout = layoutOf(plan);
-  const refs = [plan.context.memory, plan.context.agentNotes, plan.context.caseNotes].filter((s): s is number => s !== null);
-  const entries = await entriesOf(log, workflowId, plan.entries, [...layoutSeqs(layout), ...refs]);
-  const bodyAt = (seq: number | null) => (seq === null ? null : (entries.get(seq)?.body ?? null));
-  const built = buildContext({
-    system: SYSTEM_PROMPT,
-    // A run offering MCP tools names their digest; the definitions are this worker's, checked against it.
-    tools: plan.mcp ? [...TOOLS, ...offeredDefinitions(deps.mcp, plan.mcp)] : TOOLS,
-    messages: messagesOfLayout(layout, entries),
-    clearedIds: clearedIdsOf(plan, entries),
-    memoryBlock: bodyAt(plan.context.memory) as string | null,
-    agentNotes: bodyAt(plan.context.agentNotes) as AgentNotes | null,
-    caseNotes: bodyAt(plan.context.caseNotes) as CaseNotes | null,
-    ...(plan.cache ? { cache: plan.cache } : {}),
-  });
+  const entries = await entriesOf(log, workflowId, plan.entries, stepPlanSeqs(plan));
+  // A run offering MCP tools names their digest; the definitions are this worker's, checked against it.
+  const tools = plan.mcp ? [...TOOLS, ...offeredDefinitions(deps.mcp, plan.mcp)] : TOOLS;
+  const built = requestOfPlan(plan, entries, { system: SYSTEM_PROMPT, tools });
   // The workflow checked its skeleton; the whole messages must pass too, or the log and the skeleton disagree.
   const problems = requestProblems(built);
   if (problems.length) throw new BadInputError(`the request rebuilt from the transcript log of ${workflowId} breaks the Messages API's rules: ${problems.join('; ')}`);
@@ -134,7 +99,7 @@ async function summarise(
   plan: CompactionPlan,
   call: ReplyKey | undefined,
 ): Promise<Compacted> {
-  const layout = layoutOf(plan);
+  const layout = planLayout(plan);
   const previousSeq = plan.v === 2 ? plan.previousSeq : null;
   const entries = await entriesOf(log, workflowId, plan.entries, [...layoutSeqs(layout), ...(previousSeq === null ? [] : [previousSeq])]);
   const previous = previousSeq === null ? (plan.previous ?? null) : (entries.get(previousSeq)?.body as CaseNotes);

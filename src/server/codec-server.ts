@@ -7,7 +7,12 @@ import { z } from 'zod';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { BadInputError, kindOf, RefusedError } from '../errors';
+import { erasedText } from '../context/display-expansion';
+import { CustomerErasedError, type CustomerKeys } from '../temporal/codec/customer-keys';
+import { KEY_ID_METADATA, workflowIdOf } from '../temporal/codec/encryption-codec';
+import { CUSTOMER_KEY_PREFIX } from '../temporal/codec/key-wrap';
 import { productionMode } from '../temporal/codec/keys';
+import type { DisplayExpander } from './codec-expansion';
 import { codecCookie, ownOrigin, sessionCookieOf, sessionProblem, sessionValue, SIGN_IN_HEADERS, signInPage } from './codec-session';
 import { drainingClose, HttpError, readBodyText, sendJson } from './http';
 import { HEALTH_DEADLINE_MS, keysHealth, postgresHealth } from './routes/health';
@@ -39,6 +44,10 @@ export interface CodecServerOptions {
   codecs: PayloadCodec[];
   /** Resolves stored references before decoding, so stored contents show decoded too. */
   externalStorage?: ExternalStorage;
+  /** Decodes payloads under a customer's data key (`cust:<id>:<n>`); one whose key is destroyed shows "erased on <date>". */
+  customerKeys?: CustomerKeys;
+  /** Expands references into the transcript log for display (codec-expansion.ts); /decode only, never /encode. */
+  expander?: DisplayExpander;
   /** The bearer token callers must send; undefined accepts every caller (loopback development only). */
   token?: string;
   /** Browser origins allowed to call (the web UI's), exactly as the browser sends them. */
@@ -97,9 +106,57 @@ function fromJson(p: z.infer<typeof PayloadJson>): Payload {
   return { metadata, data: new Uint8Array(Buffer.from(p.data ?? '', 'base64')) };
 }
 
+const utf8 = new TextEncoder();
+
+/** A JSON payload of `value`, as the default payload converter writes one. */
+function jsonPayload(value: unknown): Payload {
+  return { metadata: { encoding: utf8.encode('json/plain') }, data: utf8.encode(JSON.stringify(value)) };
+}
+
+/** The customer key id a payload is encrypted under, or undefined (a deployment key, or not encrypted). */
+function customerKeyIdOf(payload: Payload): string | undefined {
+  const raw = payload.metadata?.[KEY_ID_METADATA];
+  const keyId = raw ? Buffer.from(raw).toString() : undefined;
+  return keyId?.startsWith(CUSTOMER_KEY_PREFIX) ? keyId : undefined;
+}
+
+/**
+ * Decodes payloads through the codecs (in reverse order), except those under a customer's data
+ * key, which their key decrypts; a destroyed key's payload becomes "erased on <date>", so a
+ * page of an erased customer's case reads as erased instead of failing.
+ */
+async function decodeAll(payloads: Payload[], codecs: readonly PayloadCodec[], customerKeys: CustomerKeys | undefined): Promise<Payload[]> {
+  const decodeWithCodecs = async (batch: Payload[]) => {
+    for (const codec of [...codecs].reverse()) batch = await codec.decode(batch);
+    return batch;
+  };
+  if (!customerKeys || !payloads.some((p) => customerKeyIdOf(p) !== undefined)) return decodeWithCodecs(payloads);
+  return Promise.all(
+    payloads.map(async (payload) => {
+      const keyId = customerKeyIdOf(payload);
+      if (keyId === undefined) return (await decodeWithCodecs([payload]))[0]!;
+      try {
+        return (await customerKeys.decoderFor(keyId)).decrypt(payload);
+      } catch (error) {
+        if (error instanceof CustomerErasedError) return jsonPayload(erasedText(error.erasedAt));
+        throw error;
+      }
+    }),
+  );
+}
+
 function toJson(p: Payload): { metadata: Record<string, string>; data: string } {
   const metadata = Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')]));
   return { metadata, data: Buffer.from(p.data ?? new Uint8Array()).toString('base64') };
+}
+
+/**
+ * True for the Temporal CLI's codec client (the Go SDK's remote codec: Go's default user agent,
+ * no browser Origin). It retries every answer but 200 until its deadline, so it never shows a
+ * refusal's message; refuseCli answers it in a way it prints.
+ */
+function isTemporalCli(req: IncomingMessage): boolean {
+  return req.headers.origin === undefined && /^Go-http-client\//.test(req.headers['user-agent'] ?? '');
 }
 
 /** Why a request's credential is refused, or undefined when it matches. */
@@ -191,7 +248,37 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
       : { reason: header, said: "the bearer token sent is not this server's" };
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<void> {
+  /**
+   * A refused /decode of the Temporal CLI is answered 200 with the refusal in words in place of
+   * every payload: the CLI's codec client retries any other answer until its 10 s deadline and
+   * then prints only "context deadline exceeded". Everything else is refused with its status.
+   */
+  async function refuseCli(
+    req: IncomingMessage,
+    res: ServerResponse,
+    error: Refusal,
+    operation: string,
+    logRefusal: (reason: RefusalReason, status: number, detail: string) => void,
+  ): Promise<void> {
+    if (operation !== 'decode' || !isTemporalCli(req)) throw error;
+    const parsed = PayloadsJson.safeParse(await readBody(req));
+    if (!parsed.success) throw error;
+    logRefusal(
+      error.reason,
+      error.status,
+      `${error.message} (answered 200 with this refusal in place of the ${parsed.data.payloads.length} payloads: the Temporal CLI retries any other answer)`,
+    );
+    const said = jsonPayload(`casework codec server refused this request (${error.status}): ${error.message}`);
+    reply(res, 200, { payloads: parsed.data.payloads.map(() => toJson(said)) });
+  }
+
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    cors: Record<string, string>,
+    logRefusal: (reason: RefusalReason, status: number, detail: string) => void,
+  ): Promise<void> {
+    const refuse = (error: Refusal) => refuseCli(req, res, error, segment ?? '', logRefusal);
     const path = new URL(req.url ?? '/', 'http://codec').pathname.replace(/\/+$/, '');
     if ((path === '/healthz' || path === '/readyz') && req.method === 'GET') return probe(path, res);
     const origin = req.headers.origin;
@@ -215,11 +302,14 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
     if (req.method !== 'POST') throw new Refusal('method', 405, `${operation} takes POST`, { allow: 'POST, OPTIONS' });
     const problem = authProblem(req);
     if (problem) {
-      throw new Refusal(problem.reason, 401, `a valid "Authorization: Bearer <token>" header or sign-in cookie is required: ${problem.said}`, { 'www-authenticate': 'Bearer' });
+      const said = isTemporalCli(req)
+        ? `${problem.reason === 'credential_missing' ? 'no Authorization header was sent' : "the bearer token sent is not this server's"}: give the CLI --codec-auth "Bearer $CASEWORK_CODEC_SERVER_TOKEN"`
+        : problem.said;
+      return refuse(new Refusal(problem.reason, 401, `a valid "Authorization: Bearer <token>" header or sign-in cookie is required: ${said}`, { 'www-authenticate': 'Bearer' }));
     }
     const namespace = typeof req.headers['x-namespace'] === 'string' ? req.headers['x-namespace'] : undefined;
     if (options.namespace && namespace && namespace !== options.namespace) {
-      throw new Refusal('namespace', 403, `this codec server decodes namespace ${options.namespace}, not ${namespace}`);
+      return refuse(new Refusal('namespace', 403, `this codec server decodes namespace ${options.namespace}, not ${namespace}`));
     }
     const parsed = PayloadsJson.safeParse(await readBody(req));
     if (!parsed.success) throw new Refusal('body', 400, 'body must be {"payloads":[{"metadata":{...base64},"data":"<base64>"}]}');
@@ -228,7 +318,10 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
       for (const codec of options.codecs) payloads = await codec.encode(payloads);
     } else {
       if (storage) payloads = await storage.retrieve(payloads);
-      for (const codec of [...options.codecs].reverse()) payloads = await codec.decode(payloads);
+      // The workflow each payload belongs to is its own label, bound into its encryption: never taken from the caller.
+      const workflowIds = payloads.map(workflowIdOf);
+      payloads = await decodeAll(payloads, options.codecs, options.customerKeys);
+      if (options.expander) payloads = await options.expander.expand(payloads, workflowIds);
     }
     options.onRequest?.({ operation, namespace, payloads: payloads.length, origin });
     reply(res, 200, { payloads: payloads.map(toJson) }, cors);
@@ -243,7 +336,7 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
       const path = new URL(req.url ?? '/', 'http://codec').pathname;
       options.onRefused?.({ reason, status, method: req.method ?? 'GET', path, ...(origin !== undefined ? { origin } : {}), ...(namespace ? { namespace } : {}), detail });
     };
-    handle(req, res, cors).catch((error: unknown) => {
+    handle(req, res, cors, refused).catch((error: unknown) => {
       if (error instanceof HttpError) {
         refused(error instanceof Refusal ? error.reason : 'body', error.status, error.message);
         return reply(res, error.status, { error: error.message }, { ...cors, ...error.headers });

@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config';
 import { openDatabase, type Database } from '../../db/pool';
+import { DisplayExpander } from '../../server/codec-expansion';
 import { allowedOriginsFor, startCodecServer } from '../../server/codec-server';
-import { dataConverterFor, payloadStoreFor } from '../../temporal/data-converter';
+import { customerKeysOf, openTranscriptLog } from '../../temporal/codec/body-codec';
+import { codecFor, dataConverterFor, payloadStoreFor } from '../../temporal/data-converter';
 
 type Out = (line: string) => void;
 
@@ -14,15 +16,18 @@ type Out = (line: string) => void;
 export async function codecServerCommand(args: string[], config: Config, out: Out): Promise<number> {
   const { values } = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' } } });
   const effective: Config = { ...config, ...(values.host ? { CASEWORK_CODEC_SERVER_HOST: values.host } : {}) };
-  // Only the Postgres store needs a database; the codec server reads blobs, it never writes them.
-  // It reads the workers' database (DATABASE_URL): an embedded one would be its own, empty one.
+  // The codec server reads the workers' database (DATABASE_URL), never writes it: stored blobs,
+  // the transcript log (to show what references name) and customers' wrapped keys. An embedded
+  // database would be its own, empty one, so without DATABASE_URL it decodes history alone.
   const store = payloadStoreFor(effective, effective.DATABASE_URL !== undefined);
-  const db: Database | undefined = store === 'postgres' ? await openDatabase(effective) : undefined;
+  const db: Database | undefined = store === 'postgres' || effective.DATABASE_URL !== undefined ? await openDatabase(effective) : undefined;
   try {
-    const converter = dataConverterFor(effective, db?.app);
+    const codec = codecFor(effective);
+    const converter = dataConverterFor(effective, store === 'postgres' ? db?.app : undefined, { codec });
     const server = await startCodecServer(effective, {
       codecs: converter.payloadCodecs ?? [],
       externalStorage: converter.externalStorage,
+      ...(db ? { customerKeys: customerKeysOf(db.app, codec), expander: new DisplayExpander(openTranscriptLog(db.app, codec)) } : {}),
       port: values.port === undefined ? undefined : Number(values.port),
       pool: db?.app,
       onRequest: (event) => out(JSON.stringify({ ts: new Date().toISOString(), level: 'info', msg: 'codec request', ...event })),

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec } from '@temporalio/common';
+import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec, type SerializationContext } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { CaseworkError, NotFoundError } from '../../errors';
 import type { CodecKey, Keyring } from './keys';
@@ -8,6 +8,13 @@ import type { CodecKey, Keyring } from './keys';
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 /** The metadata key naming the key a payload was encrypted with. */
 export const KEY_ID_METADATA = 'encryption-key-id';
+/**
+ * The metadata key naming the workflow a payload belongs to, in clear (history shows workflow
+ * ids in clear anyway) and bound as associated data, so a payload cannot be relabelled to
+ * another workflow. The codec server reads it to find that workflow's transcript log when it
+ * expands a reference for display (docs/payload-privacy.md, "Decoding for display").
+ */
+export const WORKFLOW_ID_METADATA = 'workflow-id';
 
 const PayloadProto = temporal.api.common.v1.Payload;
 const NONCE_BYTES = 12;
@@ -57,24 +64,30 @@ export class EncryptionCodec implements PayloadCodec {
     return this.keyring.current.id;
   }
 
-  async encode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((payload) => this.encrypt(payload));
+  /** Encrypts each payload; the SDK's serialization context names the workflow it belongs to, written beside the key id. */
+  async encode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    const workflowId = context?.workflowId || undefined;
+    return payloads.map((payload) => this.encrypt(payload, workflowId));
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => (isEncrypted(payload) ? this.decrypt(payload) : payload));
   }
 
-  /** Encrypts one payload with the newest key. */
-  encrypt(payload: Payload): Payload {
+  /** Encrypts one payload with the newest key, labelled with the workflow it belongs to when one is given. */
+  encrypt(payload: Payload, workflowId?: string): Payload {
     const { id, key } = this.keyring.current;
     const plain = PayloadProto.encode(payload).finish();
-    const nonce = this.nonceMode === 'derived' ? this.derivedNonce(this.keyring.current, plain) : randomBytes(NONCE_BYTES);
+    const nonce = this.nonceMode === 'derived' ? this.derivedNonce(this.keyring.current, plain, workflowId) : randomBytes(NONCE_BYTES);
     const cipher = createCipheriv('aes-256-gcm', key, nonce);
-    cipher.setAAD(associatedData(id));
+    cipher.setAAD(associatedData(id, workflowId));
     const body = Buffer.concat([nonce, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
     return {
-      metadata: { [METADATA_ENCODING_KEY]: utf8.encode(ENCRYPTED_ENCODING), [KEY_ID_METADATA]: utf8.encode(id) },
+      metadata: {
+        [METADATA_ENCODING_KEY]: utf8.encode(ENCRYPTED_ENCODING),
+        [KEY_ID_METADATA]: utf8.encode(id),
+        ...(workflowId !== undefined ? { [WORKFLOW_ID_METADATA]: utf8.encode(workflowId) } : {}),
+      },
       data: new Uint8Array(body.buffer, body.byteOffset, body.byteLength),
     };
   }
@@ -94,7 +107,7 @@ export class EncryptionCodec implements PayloadCodec {
     const data = Buffer.from(payload.data ?? new Uint8Array());
     if (data.length < NONCE_BYTES + TAG_BYTES) throw new DecryptionError(`encrypted payload under key "${id}" is too short (${data.length} bytes)`);
     const decipher = createDecipheriv('aes-256-gcm', entry.key, data.subarray(0, NONCE_BYTES));
-    decipher.setAAD(associatedData(id));
+    decipher.setAAD(associatedData(id, workflowIdOf(payload)));
     decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
     let plain: Buffer;
     try {
@@ -105,17 +118,27 @@ export class EncryptionCodec implements PayloadCodec {
     return PayloadProto.decode(plain);
   }
 
-  private derivedNonce(entry: CodecKey, plain: Uint8Array): Buffer {
+  private derivedNonce(entry: CodecKey, plain: Uint8Array, workflowId: string | undefined): Buffer {
     let nonceKey = this.nonceKeys.get(entry.id);
     if (!nonceKey) {
       // A separate key for the nonce PRF, so the encryption key is never used for two purposes.
       nonceKey = Buffer.from(hkdfSync('sha256', entry.key, Buffer.alloc(0), 'casework payload nonce v1', 32));
       this.nonceKeys.set(entry.id, nonceKey);
     }
-    return createHmac('sha256', nonceKey).update(plain).digest().subarray(0, NONCE_BYTES);
+    // The label is part of what the nonce is derived from: equal payloads of two workflows differ
+    // in associated data, and under one nonce that would give away the authentication key.
+    const mac = createHmac('sha256', nonceKey);
+    if (workflowId !== undefined) mac.update(`workflow-id\0${workflowId}\0`);
+    return mac.update(plain).digest().subarray(0, NONCE_BYTES);
   }
 }
 
-function associatedData(keyId: string): Buffer {
-  return Buffer.from(`casework-payload-v1:${keyId}`);
+/** The workflow an encrypted payload is labelled with, if any. */
+export function workflowIdOf(payload: Payload): string | undefined {
+  const raw = payload.metadata?.[WORKFLOW_ID_METADATA];
+  return raw ? Buffer.from(raw).toString() : undefined;
+}
+
+function associatedData(keyId: string, workflowId: string | undefined): Buffer {
+  return Buffer.from(workflowId === undefined ? `casework-payload-v1:${keyId}` : `casework-payload-v1:${keyId}\0workflow-id:${workflowId}`);
 }
