@@ -1,4 +1,6 @@
 import type { Pool } from 'pg';
+import { demoCommerce } from '../commerce/demo';
+import type { Commerce } from '../commerce/shop';
 import { withModelFailures } from '../model/errors';
 import type { Embedder } from '../memory/embedder';
 import type { Model } from '../model/port';
@@ -24,20 +26,23 @@ export interface ActivityDeps {
   desk?: DeskActivityDeps;
   /** The transcript log (history by reference); unset, only the steps of runs recorded before it can run. */
   transcriptLog?: TranscriptLog;
+  /** The shop's systems the tools read and pay through (src/commerce/select.ts); unset, the demo shop over `pool`. */
+  commerce?: Commerce;
 }
 
 /** Every activity the Investigation workflow calls, keyed by activity name (tools by tool name). */
 export function createActivities(deps: ActivityDeps) {
   // Model errors are mapped for Temporal here, once, for every activity that calls the model.
   const model = withModelFailures(deps.model);
+  const commerce = deps.commerce ?? demoCommerce(deps.pool);
   return {
     ...createModelActivities({ model }),
-    ...withResultLogging(createToolActivities({ pool: deps.pool }), deps.transcriptLog),
+    ...withResultLogging(createToolActivities({ pool: deps.pool, commerce }), deps.transcriptLog),
     ...createTranscriptActivities({ model, log: deps.transcriptLog }),
     ...createEvidenceActivities({ log: deps.transcriptLog }),
     ...createMemoryActivities({ pool: deps.pool, noteTtlMonths: deps.noteTtlMonths, embedder: deps.embedder, model }),
     ...createCompactionActivities({ model }),
-    ...createBulkReadActivities({ pool: deps.pool, model }),
+    ...createBulkReadActivities({ tickets: commerce.tickets, model }),
     ...createDeskActivities(deps.desk ?? { clients: new Map() }),
   };
 }
