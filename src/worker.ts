@@ -3,6 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Pool } from 'pg';
 import { createActivities } from './activities';
+import { describeCommerce, selectCommerce } from './commerce/select';
+import type { Commerce } from './commerce/shop';
 import { loadConfig, type Config } from './config';
 import { kindOf } from './errors';
 import { migrate } from './db/migrate';
@@ -76,6 +78,8 @@ export interface WorkerDeps {
   desk?: Pick<DeskSettings, 'clients'>;
   /** How long a shutdown lets activities in flight finish before cancelling them; unset, the SDK's default (none). */
   shutdownGraceMs?: number;
+  /** The shop's systems the tools read and pay through; unset, chosen by config (CASEWORK_SHOP, CASEWORK_PAYMENTS, CASEWORK_TRACKING). */
+  commerce?: Commerce;
 }
 
 /** Connects the worker's native connection, failing within seconds when Temporal is not there. */
@@ -122,6 +126,7 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
       embedder: deps.embedder,
       desk: { clients: desk.clients, observer: metrics.desk.observer, rateLimit: { maxWaitSeconds: config.CASEWORK_DESK_RATE_LIMIT_WAIT_SECONDS } },
       transcriptLog: new TranscriptLog(deps.pool, bodyCodecOf(codec)),
+      commerce: deps.commerce ?? selectCommerce(config, deps.pool),
     }),
     sinks: tracingSinks(tracing),
     interceptors: {
@@ -243,6 +248,8 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
   const db = await untilAvailable('Postgres', () => openDatabase(config), budgetMs, log);
   try {
     await untilAvailable('Postgres', () => migrate(db.admin), budgetMs, log);
+    // A payment provider chosen without its keys fails here, naming the variable, before Temporal is asked for anything.
+    const commerce = selectCommerce(config, db.app);
     const model = selectModel(config);
     const embedder = selectEmbedder(config);
     const connection = await untilAvailable('Temporal', () => connectWorker(config), budgetMs, log);
@@ -253,6 +260,7 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
         pool: db.app,
         model,
         embedder,
+        commerce,
         workflowBundlePath: config.CASEWORK_WORKFLOW_BUNDLE,
         shutdownGraceMs: config.CASEWORK_SHUTDOWN_GRACE_SECONDS * 1000,
       });
@@ -271,6 +279,7 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
         }
         log(
           `casework worker on task queue "${config.TEMPORAL_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS}; model: ${model.label}; embeddings: ${embedder?.label ?? 'off'}; ` +
+            `commerce: ${describeCommerce(config)}; ` +
             `payloads: encrypted with key ${keyring.current.id} (${keyring.source}), ${storeLine(payloadStoreFor(config, true))}` +
             (endpoint ? `; metrics: ${endpoint.url}/metrics` : '') +
             (tracing ? `; traces: ${config.OTEL_EXPORTER_OTLP_ENDPOINT}` : ''),
