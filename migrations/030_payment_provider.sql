@@ -104,9 +104,9 @@ CREATE TABLE provider_events (
 -- Whose refund a provider refund is, for its webhook (which names no customer): the refund,
 -- its customer and the investigation that asked for it, and nothing else.
 CREATE FUNCTION casework_payout_of(p_provider text, p_provider_refund_id text, p_casework_refund_id text)
-RETURNS TABLE (refund_id text, customer_id text, workflow_id text, request_id text)
+RETURNS TABLE (refund_id text, customer_id text, workflow_id text, request_id text, order_id text)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public AS $$
-  SELECT o.refund_id, o.customer_id, q.workflow_id, q.request_id
+  SELECT o.refund_id, o.customer_id, q.workflow_id, q.request_id, f.order_id
     FROM refund_payouts o
     JOIN refunds f ON f.refund_id = o.refund_id
     JOIN refund_requests q ON q.request_id = f.request_id
