@@ -187,7 +187,8 @@ export async function startStripeStandin(): Promise<StripeStandin> {
       if (req.headers.authorization !== `Bearer ${secretKey}`) {
         return stripeError(res, 401, { type: 'invalid_request_error', message: 'Invalid API Key provided' });
       }
-      const at = faults.findIndex((f) => f.path === url.pathname);
+      // A lost response is a write's (the refund made, its answer lost): reads on the same path pass it by.
+      const at = faults.findIndex((f) => f.path === url.pathname && (f.fault.kind !== 'lose_response' || req.method === 'POST'));
       const fault = at >= 0 ? faults.splice(at, 1)[0]!.fault : undefined;
       if (fault?.kind === 'rate_limit') return stripeError(res, 429, { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests hit the API too quickly.' });
       if (fault?.kind === 'server_error') return stripeError(res, 500, { type: 'api_error', message: 'An unknown error occurred' });
