@@ -320,6 +320,8 @@ export interface InvestigationStatus {
   continuedAsNew: number;
   /** The open hand-over, when a person must act (status needs_human). */
   handOff: HandOff | null;
+  /** Every hand-over to a person with how it ended, the latest last (absent in answers of runs from before it was given). */
+  handOffs?: HandOff[];
   refunds: PaidRefund[];
   /** Approved refunds the order's ledger refused: nothing was paid. */
   refusedRefunds?: RefusedRefund[];

@@ -11,7 +11,7 @@ import { cacheHintsFor, strategyName } from './cache-schedule';
 import { describeLeaks, publicReplyLeaks } from '../context/public-reply';
 import { replyHeldNote } from './desk-notes';
 import { queueNote, queueReply } from './desk-posts';
-import { handOff } from './hand-off';
+import { handOff, MODEL_DECLINED_REASON, REPLY_HELD_REASON } from './hand-off';
 import { publish, type Run } from './state';
 import { runTools } from './tool-dispatch';
 import { appendLoggedReply, recordStepByReference, reserveResult, resultBlock, skipAfterFailedCall, stepPlan } from './by-reference';
@@ -123,7 +123,7 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
       appendUserText(s.transcript, [{ type: 'text', text: EMPTY_REPLY_NUDGE }]);
       return;
     case 'refused':
-      handOff(run, 'model_declined', `the model declined to answer${plan.text ? `: ${plan.text.slice(0, 300)}` : ''}`);
+      handOff(run, 'model_declined', `${MODEL_DECLINED_REASON}${plan.text ? `: ${plan.text.slice(0, 300)}` : ''}`);
       return;
     case 'reply': {
       const leaks = publicReplyLeaks(plan.text);
@@ -131,7 +131,7 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
       if (leaks.length && patched(PUBLIC_REPLY_CHECK_PATCH)) {
         const what = describeLeaks(leaks);
         queueNote(run, replyHeldNote({ what, text: plan.text }));
-        handOff(run, 'reply_held', `a reply was held back because it showed the customer ${what}`);
+        handOff(run, 'reply_held', `${REPLY_HELD_REASON} because it showed the customer ${what}`);
         return;
       }
       s.lastReply = plan.text;
