@@ -11,7 +11,9 @@ import type { LogEntry } from '../src/schemas/transcript-log';
 import { bodyCodecOf, customerBodyCodec, customerKeysOf, openTranscriptLog } from '../src/temporal/codec/body-codec';
 import { CustomerKeys } from '../src/temporal/codec/customer-keys';
 import { connectClient } from '../src/temporal/client';
-import { codecFor } from '../src/temporal/data-converter';
+import { codecFor, dataConverterFor } from '../src/temporal/data-converter';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workflow';
 
 // `DATABASE_URL=postgres://… npx tsx scripts/bench-erasure.ts [--customers 3] [--payloads 2000] [--rounds 5]`
 // Two figures, in one run, on a database of its own (created and dropped here) and a Temporal
@@ -20,7 +22,10 @@ import { codecFor } from '../src/temporal/data-converter';
 //     each of their 20 tickets): the whole eraseCustomer, its running-investigation check
 //     (one describe per ticket) included;
 //  2. the per-payload decode cost of transcript bodies under a customer's data key (cached, as
-//     a worker holds it) and under the deployment key, the same bodies, rounds interleaved.
+//     a worker holds it) and under the deployment key, the same bodies, rounds interleaved;
+//  3. what an investigation's history payload costs by reference under its customer's key
+//     (stored on completion, fetched and decrypted on activation: one payload per batch, the
+//     worst case) beside staying inline (encrypted and decrypted only), rounds interleaved.
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -138,6 +143,37 @@ async function main(): Promise<void> {
         cust.push(await time(perCustomer, underCustomer));
       }
     }
+    // 3. A history payload by reference under the customer's key vs inline.
+    await db.admin.query("INSERT INTO ticket_owners (ticket_id, customer_id, first_event_id) VALUES ('BH-1', 'bench-history', 'e-BH-1') ON CONFLICT DO NOTHING");
+    const converter = dataConverterFor(config, db.app, { codec });
+    const runner = new ExternalStorageRunner(converter.externalStorage!);
+    const target = { kind: 'workflow' as const, namespace: 'default', id: 'investigation-BH-1' };
+    const historyPayloads = Array.from({ length: Math.min(payloads, 500) }, (_, i) =>
+      defaultPayloadConverter.toPayload({ step: i, preview: `Tracking for order ${i}: out for delivery`, usage: { input_tokens: 1200 + i } }),
+    );
+    const roundTrip = async (byReference: boolean) => {
+      const t0 = performance.now();
+      for (const payload of historyPayloads) {
+        const [encrypted] = await codec.encode([payload]);
+        const [inHistory] = byReference ? await runner.store([encrypted!], { target }) : [encrypted!];
+        const [resolved] = byReference ? await runner.retrieve([inHistory!]) : [inHistory!];
+        await codec.decode([resolved!]);
+      }
+      return ((performance.now() - t0) * 1000) / historyPayloads.length;
+    };
+    await roundTrip(true);
+    await roundTrip(false);
+    const byRef: number[] = [];
+    const inline: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      if (r % 2 === 0) {
+        byRef.push(await roundTrip(true));
+        inline.push(await roundTrip(false));
+      } else {
+        inline.push(await roundTrip(false));
+        byRef.push(await roundTrip(true));
+      }
+    }
     console.log('');
     console.log('| measure | value |');
     console.log('| --- | --- |');
@@ -147,6 +183,9 @@ async function main(): Promise<void> {
     console.log(`| decode per payload, deployment key (median of ${rounds} rounds × ${payloads}) | ${median(dep).toFixed(1)} µs |`);
     console.log(`| decode per payload, customer key, cached (same) | ${median(cust).toFixed(1)} µs |`);
     console.log(`| ratio customer / deployment | ${(median(cust) / median(dep)).toFixed(3)} |`);
+    console.log(`| history payload inline: encrypt + decrypt (median of ${rounds} rounds × ${historyPayloads.length}) | ${median(inline).toFixed(1)} µs |`);
+    console.log(`| history payload by reference under the customer's key: + store + fetch (same) | ${median(byRef).toFixed(1)} µs |`);
+    console.log(`| ratio by reference / inline | ${(median(byRef) / median(inline)).toFixed(1)} |`);
   } finally {
     await close();
     await db.close();

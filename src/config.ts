@@ -160,6 +160,8 @@ export const ConfigSchema = z.object({
   // ---- Support desks (src/desk/): webhooks in, replies and notes out. Secrets: set them from the environment.
   /** Desks casework talks to: "zendesk,intercom,freshdesk,webhook" (any of them; empty: none). Each listed desk needs its credentials below. */
   CASEWORK_DESKS: z.string().default(''),
+  /** MCP servers and the tools casework offers from them: a JSON file's path, or the JSON itself (docs/mcp.md). Unset: none. */
+  CASEWORK_MCP_SERVERS: z.string().optional(),
   /**
    * The delivery horizon, in seconds: the oldest signed webhook accepted (older ones are refused
    * as replays). Within it a replay is answered as a duplicate by the idempotency record, so it
@@ -232,6 +234,8 @@ export const ConfigSchema = z.object({
   CASEWORK_CODEC_NONCE: z.enum(['derived', 'random']).default('derived'),
   /** Where payloads above the threshold go instead of history: postgres (payload_blobs), s3, or off (inline). Unset: postgres in a process with a database (DATABASE_URL or the embedded one), else off. */
   CASEWORK_PAYLOAD_STORE: z.enum(['postgres', 's3', 'off']).optional(),
+  /** true: every payload of an investigation's history is stored by reference under its customer's data key (customer_payloads), so an erasure reaches the history; false: only the size rule applies. Needs a database. */
+  CASEWORK_CUSTOMER_PAYLOADS: z.enum(['true', 'false']).default('true'),
   /** Payloads of at least this many bytes (after encryption) are stored by reference. */
   CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: int(4096),
   /** The S3 (or MinIO) bucket for CASEWORK_PAYLOAD_STORE=s3; credentials come from the AWS SDK's usual chain (AWS_ACCESS_KEY_ID, ...). */
@@ -250,6 +254,17 @@ export const ConfigSchema = z.object({
   CASEWORK_CODEC_SERVER_TOKEN: z.string().optional(),
   /** Browser origins allowed to call the codec server, comma-separated; unset, the origin of TEMPORAL_UI_URL. */
   CASEWORK_CODEC_CORS_ORIGINS: z.string().optional(),
+  // Retention (src/db/retention.ts, run by the schedule `casework schedules apply` creates; docs/operations.md, "Retention").
+  /** Transcript entries and kept model replies of an investigation idle (and not running) this many days are deleted. */
+  CASEWORK_RETENTION_TRANSCRIPT_DAYS: int(90),
+  /** Stored payloads (customer_payloads, payload_blobs) not stored again this many days are deleted: at least the namespace's retention plus the longest run. */
+  CASEWORK_RETENTION_PAYLOAD_DAYS: int(40),
+  /** Memory of cases closed this many days ago is deleted. */
+  CASEWORK_RETENTION_CASE_MEMORY_DAYS: int(730),
+  /** Rows one retention batch deletes (each batch is its own transaction). */
+  CASEWORK_RETENTION_BATCH: int(1000),
+  /** When the retention schedule runs: a cron expression, in UTC. */
+  CASEWORK_RETENTION_CRON: z.string().default('17 3 * * *'),
   /** Read for production mode only. */
   NODE_ENV: z.string().optional(),
 });

@@ -30,6 +30,8 @@ import { bodyCodecOf } from './temporal/codec/body-codec';
 import { TranscriptLog } from './db/transcript-log';
 import { deploymentOptions } from './temporal/deployment';
 import { HEALTH_DEADLINE_MS, postgresHealth } from './server/routes/health';
+import { connectMcpServers, type McpTools } from './commerce/mcp/client';
+import { mcpServerSettings } from './commerce/mcp/settings';
 
 /** Workflow interceptor modules (log attributes: customer, ticket, step; tracing of runs started traced); a prebuilt bundle must be built with them. */
 export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./observability/workflow-interceptors'), require.resolve('./observability/workflow-tracing')];
@@ -80,6 +82,8 @@ export interface WorkerDeps {
   shutdownGraceMs?: number;
   /** The shop's systems the tools read and pay through; unset, chosen by config (CASEWORK_SHOP, CASEWORK_PAYMENTS, CASEWORK_TRACKING). */
   commerce?: Commerce;
+  /** The MCP servers connected at start (CASEWORK_MCP_SERVERS); unset, runs are offered no MCP tools. */
+  mcp?: McpTools;
 }
 
 /** Connects the worker's native connection, failing within seconds when Temporal is not there. */
@@ -112,13 +116,14 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
   const versioning = deploymentOptions(config);
   // Started by runWorker (or a test) before the worker is created; undefined when tracing is off.
   const tracing = currentTracing();
+  const dataConverter = dataConverterFor(config, deps.pool, { codec });
   return Worker.create({
     connection: deps.connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...workflows,
     // Encrypts every payload and stores the large ones in Postgres (or S3): what a customer wrote never sits in Temporal in clear.
-    dataConverter: dataConverterFor(config, deps.pool, { codec }),
+    dataConverter,
     activities: createActivities({
       pool: deps.pool,
       model: instrumentModel(deps.model, metrics, { requestModel: deps.model.offline ? deps.model.label : config.CASEWORK_MODEL }),
@@ -127,6 +132,8 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
       desk: { clients: desk.clients, observer: metrics.desk.observer, rateLimit: { maxWaitSeconds: config.CASEWORK_DESK_RATE_LIMIT_WAIT_SECONDS } },
       transcriptLog: new TranscriptLog(deps.pool, bodyCodecOf(codec)),
       commerce: deps.commerce ?? selectCommerce(config, deps.pool),
+      mcp: deps.mcp,
+      retention: retentionDeps(config, new Client({ connection: deps.connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter }), metrics),
     }),
     sinks: tracingSinks(tracing),
     interceptors: {
@@ -138,6 +145,32 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     ...(config.CASEWORK_WORKFLOW_CACHE_SIZE === undefined ? {} : { maxCachedWorkflows: config.CASEWORK_WORKFLOW_CACHE_SIZE }),
     ...(deps.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: deps.shutdownGraceMs }),
   });
+}
+
+/** The retention activity's settings, its check that an investigation has closed, and its metrics. */
+function retentionDeps(config: Config, client: Client, metrics: CaseworkMetrics) {
+  return {
+    settings: {
+      transcriptDays: config.CASEWORK_RETENTION_TRANSCRIPT_DAYS,
+      payloadDays: config.CASEWORK_RETENTION_PAYLOAD_DAYS,
+      caseMemoryDays: config.CASEWORK_RETENTION_CASE_MEMORY_DAYS,
+      batchSize: Math.max(1, config.CASEWORK_RETENTION_BATCH),
+    },
+    isRunning: async (workflowId: string) => {
+      const described = await client.workflow
+        .getHandle(workflowId)
+        .describe()
+        .catch((error: unknown) => {
+          if ((error as Error).name === 'WorkflowNotFoundError') return undefined;
+          throw error;
+        });
+      return described?.status.name === 'RUNNING';
+    },
+    onStore: (store: string, rows: number, seconds: number) => {
+      metrics.retentionRows.inc({ store }, rows);
+      metrics.retentionSeconds.observe({ store }, seconds);
+    },
+  };
 }
 
 /** A worker polling in this process with a client beside it; `stop()` drains and closes both. */
@@ -244,9 +277,14 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
   // Before anything else: production mode without a payload key refuses to start, naming the variable.
   const keyring = loadKeyring(config);
   // Before any client or worker is made: they add their tracing interceptors only when it is on.
+  // A half-configured MCP server is a start error naming the field, before anything connects.
+  const mcpServers = mcpServerSettings(config);
   const tracing = startTracing(config, { serviceName: 'casework-worker' });
   const db = await untilAvailable('Postgres', () => openDatabase(config), budgetMs, log);
+  let mcp: McpTools | undefined;
   try {
+    // Connected once: the tools they offer are fixed for this worker, so every run's definitions (and the prompt cache) stay put.
+    if (mcpServers.length) mcp = await untilAvailable('the MCP servers', () => connectMcpServers(mcpServers), budgetMs, log);
     await untilAvailable('Postgres', () => migrate(db.admin), budgetMs, log);
     // A payment provider chosen without its keys fails here, naming the variable, before Temporal is asked for anything.
     const commerce = selectCommerce(config, db.app);
@@ -261,6 +299,7 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
         model,
         embedder,
         commerce,
+        mcp,
         workflowBundlePath: config.CASEWORK_WORKFLOW_BUNDLE,
         shutdownGraceMs: config.CASEWORK_SHUTDOWN_GRACE_SECONDS * 1000,
       });
@@ -280,6 +319,7 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
         log(
           `casework worker on task queue "${config.TEMPORAL_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS}; model: ${model.label}; embeddings: ${embedder?.label ?? 'off'}; ` +
             `commerce: ${describeCommerce(config)}; ` +
+            (mcp ? `MCP tools: ${mcp.offers.tools.map((t) => `${t.name} (${t.kind})`).join(', ') || 'none'}; ` : '') +
             `payloads: encrypted with key ${keyring.current.id} (${keyring.source}), ${storeLine(payloadStoreFor(config, true))}` +
             (endpoint ? `; metrics: ${endpoint.url}/metrics` : '') +
             (tracing ? `; traces: ${config.OTEL_EXPORTER_OTLP_ENDPOINT}` : ''),
@@ -292,6 +332,7 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
       await connection.close();
     }
   } finally {
+    await mcp?.close();
     await db.close();
     await tracing?.shutdown().catch(() => undefined);
   }

@@ -85,7 +85,12 @@ describe('Postgres storage driver', () => {
   });
 
   test('through the data converter, what is stored is ciphertext and the history keeps a small reference', async () => {
-    const config = loadConfig({ CASEWORK_CODEC_KEYS: `k1:${Buffer.alloc(32, 3).toString('base64')}`, CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: '1024' });
+    // The size rule alone: investigations' payloads go to their customer's store (test/customer-payloads.test.ts).
+    const config = loadConfig({
+      CASEWORK_CODEC_KEYS: `k1:${Buffer.alloc(32, 3).toString('base64')}`,
+      CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: '1024',
+      CASEWORK_CUSTOMER_PAYLOADS: 'false',
+    });
     const converter = dataConverterFor(config, db.app);
     const runner = new ExternalStorageRunner(converter.externalStorage!);
     const secret = 'card 4111 1111 1111 1111 '.repeat(200);
@@ -192,15 +197,19 @@ describe('S3 storage driver', () => {
 });
 
 describe('data converter', () => {
-  test('offloads to no store when CASEWORK_PAYLOAD_STORE=off, and always encrypts', () => {
-    const config = loadConfig({ CASEWORK_CODEC_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`, CASEWORK_PAYLOAD_STORE: 'off' });
+  test('offloads to no store when CASEWORK_PAYLOAD_STORE=off and CASEWORK_CUSTOMER_PAYLOADS=false, and always encrypts', () => {
+    const config = loadConfig({ CASEWORK_CODEC_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`, CASEWORK_PAYLOAD_STORE: 'off', CASEWORK_CUSTOMER_PAYLOADS: 'false' });
     const converter = dataConverterFor(config, db.app);
     assert.equal(converter.externalStorage, undefined);
     assert.ok(converter.payloadCodecs?.[0] instanceof EncryptionCodec);
   });
 
   test('uses the configured size threshold', () => {
-    const config = loadConfig({ CASEWORK_CODEC_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`, CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: '777' });
+    const config = loadConfig({
+      CASEWORK_CODEC_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`,
+      CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: '777',
+      CASEWORK_CUSTOMER_PAYLOADS: 'false',
+    });
     const storage = dataConverterFor(config, db.app).externalStorage as ExternalStorage;
     assert.equal(storage.payloadSizeThreshold, 777);
     assert.equal(storage.drivers[0]!.name, 'casework-postgres');

@@ -13,6 +13,9 @@ import { createModelActivities } from './model';
 import { createToolActivities } from './tools';
 import { createTranscriptActivities, withResultLogging } from './transcript-log';
 import type { TranscriptLog } from '../db/transcript-log';
+import type { McpTools } from '../commerce/mcp/client';
+import { createMcpActivities } from './mcp';
+import { createRetentionActivities, type RetentionDeps } from './retention';
 
 /** What the activities need from the world; built once, in worker.ts. */
 export interface ActivityDeps {
@@ -28,6 +31,10 @@ export interface ActivityDeps {
   transcriptLog?: TranscriptLog;
   /** The shop's systems the tools read and pay through (src/commerce/select.ts); unset, the demo shop over `pool`. */
   commerce?: Commerce;
+  /** The worker's MCP servers (CASEWORK_MCP_SERVERS); unset, runs are offered no MCP tools. */
+  mcp?: McpTools;
+  /** Retention's settings and checks; unset, the retention workflow's activity is not registered on this worker. */
+  retention?: Omit<RetentionDeps, 'pool'>;
 }
 
 /** Every activity the Investigation workflow calls, keyed by activity name (tools by tool name). */
@@ -38,12 +45,14 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createModelActivities({ model }),
     ...withResultLogging(createToolActivities({ pool: deps.pool, commerce }), deps.transcriptLog),
-    ...createTranscriptActivities({ model, log: deps.transcriptLog }),
+    ...withResultLogging(createMcpActivities({ pool: deps.pool, mcp: deps.mcp }), deps.transcriptLog),
+    ...createTranscriptActivities({ model, log: deps.transcriptLog, mcp: deps.mcp }),
     ...createEvidenceActivities({ log: deps.transcriptLog }),
     ...createMemoryActivities({ pool: deps.pool, noteTtlMonths: deps.noteTtlMonths, embedder: deps.embedder, model }),
     ...createCompactionActivities({ model }),
     ...createBulkReadActivities({ tickets: commerce.tickets, model }),
     ...createDeskActivities(deps.desk ?? { clients: new Map() }),
+    ...(deps.retention ? createRetentionActivities({ pool: deps.pool, ...deps.retention }) : {}),
   };
 }
 

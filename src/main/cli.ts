@@ -59,6 +59,7 @@ const COMMANDS: Record<string, () => Command> = {
   erase: () => (require('./commands/erasure') as typeof import('./commands/erasure')).eraseCommand,
   export: () => (require('./commands/erasure') as typeof import('./commands/erasure')).exportCommand,
   keys: () => (require('./commands/erasure') as typeof import('./commands/erasure')).keysCommand,
+  schedules: () => (require('./commands/schedules') as typeof import('./commands/schedules')).schedulesCommand,
   bench: () => (require('./commands/bench') as typeof import('./commands/bench')).benchCommand,
 };
 

@@ -33,6 +33,7 @@ export const USAGE = `usage: casework <command>
   erase --customer <id> --by <name> [--yes]  delete a customer's memory and destroy their data key (docs/payload-privacy.md)
   export --customer <id> [--out <file>]      everything held about a customer, one JSON document (subject access)
   keys rewrap                                re-wrap customer data keys under the newest master key
+  schedules apply                            create or update the retention schedule (docs/operations.md)
   bench context [--json] | bench memory [--customers <n>] [--notes <n>] [--json]
   bench desk [--deliveries <n>] [--replies <n>] [--concurrency 1,8] [--json] | bench desk --storm [--deliveries <n per desk>] [--json]
   bench overhead [--steps <n>] [--repeats <n>] | bench history [--steps 30,200,500] [--ways before,after] [--breakdown] [--json]

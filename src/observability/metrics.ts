@@ -85,6 +85,8 @@ export const METRIC = {
   approvalCountErrors: 'casework_approval_count_errors_total',
   dependencyUp: 'casework_dependency_up',
   workerPolling: 'casework_worker_polling',
+  retentionRows: 'casework_retention_rows_removed_total',
+  retentionSeconds: 'casework_retention_duration_seconds',
 } as const;
 
 /** casework's metrics and the registry they are exported from. */
@@ -183,6 +185,21 @@ export class CaseworkMetrics {
   readonly casesRecorded = new Counter({
     name: METRIC.casesRecorded,
     help: "Closed cases written to the customer's memory (recordCase), once per case: a retry that finds the record already there is not counted.",
+    registers: [this.registry],
+  });
+
+  readonly retentionRows = new Counter({
+    name: METRIC.retentionRows,
+    help: 'Rows retention deleted, by store (transcript_log, model_replies, customer_payloads, payload_blobs, memory_cases).',
+    labelNames: ['store'] as const,
+    registers: [this.registry],
+  });
+
+  readonly retentionSeconds = new Histogram({
+    name: METRIC.retentionSeconds,
+    help: 'Time one retention run took to empty a store (stores emptied together report the same time).',
+    labelNames: ['store'] as const,
+    buckets: [0.01, 0.1, 1, 10, 60, 600, 3600],
     registers: [this.registry],
   });
 

@@ -1,9 +1,13 @@
-import { ExternalStorage, type DataConverter, type StorageDriver } from '@temporalio/common';
+import { ExternalStorage, type DataConverter, type Payload, type StorageDriver, type StorageDriverSelectContext } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { BadInputError } from '../errors';
 import { EncryptionCodec } from './codec/encryption-codec';
 import { loadKeyring, type Keyring } from './codec/keys';
+import { customerKeysOf } from './codec/body-codec';
+import { investigationId } from '../schemas/event';
+import { CustomerPayloadDriver } from './storage/customer-driver';
 import { PostgresStorageDriver } from './storage/postgres-driver';
 import { awsObjectStore, S3StorageDriver } from './storage/s3-driver';
 
@@ -34,6 +38,31 @@ export function codecFor(config: Config, keyring: Keyring = loadKeyring(config))
 export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
 
 /**
+ * The store of investigations' payloads under their customer's key (src/temporal/storage/customer-driver.ts),
+ * or none: CASEWORK_CUSTOMER_PAYLOADS=false, a process without a database, or a codec that holds no master keys.
+ */
+export function customerDriverFor(config: Config, pool: Pool | undefined, codec: unknown): CustomerPayloadDriver | undefined {
+  if (config.CASEWORK_CUSTOMER_PAYLOADS === 'false' || !pool || !(codec instanceof EncryptionCodec)) return undefined;
+  return new CustomerPayloadDriver(pool, customerKeysOf(pool, codec));
+}
+
+const INVESTIGATION_PREFIX = investigationId('');
+const PayloadProto = temporal.api.common.v1.Payload;
+
+/**
+ * Which store a payload goes to: every payload of an investigation to its customer's store
+ * (nothing a customer wrote, nor anything derived from it, stays in history), others to the
+ * size-threshold store when they are at least the threshold, else inline.
+ */
+function selectorFor(customer: StorageDriver | undefined, bySize: StorageDriver | undefined, threshold: number) {
+  return (context: StorageDriverSelectContext, payload: Payload): StorageDriver | null => {
+    if (customer && context.target?.kind === 'workflow' && context.target.id?.startsWith(INVESTIGATION_PREFIX)) return customer;
+    if (!bySize) return null;
+    return PayloadProto.encode(payload).finish().byteLength >= threshold ? bySize : null;
+  };
+}
+
+/**
  * The data converter the worker, every client and the replay test share. The SDK runs its
  * stages in a fixed order: payload converter (JSON, in the workflow sandbox) → payload codecs
  * (encryption, outside it) → External Storage (payloads of at least the threshold replaced by a
@@ -48,9 +77,16 @@ export function dataConverterFor(
 ): DataConverter {
   const codec = options.codec ?? codecFor(config);
   const driver = options.driver ?? storageDriverFor(config, pool);
+  const customer = customerDriverFor(config, pool, codec);
+  const threshold = config.CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES;
+  const drivers = [driver, customer].filter((d): d is StorageDriver => d !== undefined);
   return {
     failureConverterPath: FAILURE_CONVERTER_PATH,
     payloadCodecs: [codec],
-    ...(driver ? { externalStorage: new ExternalStorage({ drivers: [driver], payloadSizeThreshold: config.CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES }) } : {}),
+    ...(customer
+      ? { externalStorage: new ExternalStorage({ drivers, driverSelector: selectorFor(customer, driver, threshold), payloadSizeThreshold: 0 }) }
+      : driver
+        ? { externalStorage: new ExternalStorage({ drivers: [driver], payloadSizeThreshold: threshold }) }
+        : {}),
   };
 }

@@ -1,2 +1,3 @@
 // The worker's workflowsPath: every workflow casework runs.
 export { investigation } from './investigation';
+export { retention } from './retention';

@@ -14,6 +14,7 @@ import { queueNote, queueReply } from './desk-posts';
 import { handOff, MODEL_DECLINED_REASON, REPLY_HELD_REASON } from './hand-off';
 import { publish, type Run } from './state';
 import { runTools } from './tool-dispatch';
+import { mcpPlanField } from './mcp-tools';
 import { appendLoggedReply, recordStepByReference, reserveResult, resultBlock, skipAfterFailedCall, stepPlan } from './by-reference';
 import type { StepPlan } from '../schemas/transcript-log';
 
@@ -55,7 +56,7 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
     }
     const extra = settings.thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, context_management: contextManagementEdits(settings.keepRecent) } : undefined;
     // By reference, the activity is sent the step's plan and rebuilds these same messages from the transcript log.
-    if (run.byRef) plan = stepPlan(run, { max_tokens: settings.maxTokens, extra, ...(cache ? { cache } : {}) });
+    if (run.byRef) plan = { ...stepPlan(run, { max_tokens: settings.maxTokens, extra, ...(cache ? { cache } : {}) }), ...mcpPlanField(s) };
     const reply = plan ? await acts.callModelOnPlan(plan) : await acts.callModel({ purpose: 'investigate', ...built, max_tokens: settings.maxTokens, extra });
     s.lastModelCallAt = Date.now();
     s.cache = { strategy: strategyName(settings, run.cacheSchedule !== undefined), lastTtl: cache?.ttl ?? '5m' };
