@@ -208,6 +208,21 @@ export const ConfigSchema = z.object({
   CASEWORK_DESK_WEBHOOK_URL: httpUrl().optional(),
   CASEWORK_DESK_WEBHOOK_SECRET: z.string().optional(),
   // ---- end of support desks
+  // ---- The shop's systems (src/commerce/, docs/commerce.md): where orders, tracking and payments live.
+  /** Where orders, shipments, earlier tickets and policies are read: demo (casework's own demo tables). */
+  CASEWORK_SHOP: z.string().default('demo'),
+  /** Where charges are read and refunds paid: demo (the demo shop's payment records) or stripe (needs CASEWORK_STRIPE_SECRET_KEY and CASEWORK_STRIPE_WEBHOOK_SECRET). */
+  CASEWORK_PAYMENTS: z.string().default('demo'),
+  /** Where courier scans are read: shop (the shop's own tracking). */
+  CASEWORK_TRACKING: z.string().default('shop'),
+  /** Stripe: a restricted key with Charges read and Refunds write. Secret. */
+  CASEWORK_STRIPE_SECRET_KEY: z.string().optional(),
+  /** Stripe: the webhook endpoint's signing secret (whsec_…) for POST /webhooks/payments/stripe. Secret. */
+  CASEWORK_STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  /** Stripe: where the API is; unset, Stripe's own (the Stripe stand-in's URL in tests and the stand-in demo). */
+  CASEWORK_STRIPE_API_BASE: httpUrl().optional(),
+  /** Stripe: longest wait for one API call. */
+  CASEWORK_STRIPE_TIMEOUT_MS: int(20_000),
   // Payload privacy and size (src/temporal/codec/, src/temporal/storage/, src/server/codec-server.ts).
   /** Payload encryption keys, "id:base64key,id:base64key" (32-byte AES-256 keys), newest last: new payloads use the last. Secret. */
   CASEWORK_CODEC_KEYS: z.string().optional(),

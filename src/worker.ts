@@ -3,6 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Pool } from 'pg';
 import { createActivities } from './activities';
+import { describeCommerce, selectCommerce } from './commerce/select';
+import type { Commerce } from './commerce/shop';
 import { loadConfig, type Config } from './config';
 import { kindOf } from './errors';
 import { migrate } from './db/migrate';
@@ -80,6 +82,8 @@ export interface WorkerDeps {
   desk?: Pick<DeskSettings, 'clients'>;
   /** How long a shutdown lets activities in flight finish before cancelling them; unset, the SDK's default (none). */
   shutdownGraceMs?: number;
+  /** The shop's systems the tools read and pay through; unset, chosen by config (CASEWORK_SHOP, CASEWORK_PAYMENTS, CASEWORK_TRACKING). */
+  commerce?: Commerce;
   /** The MCP servers connected at start (CASEWORK_MCP_SERVERS); unset, runs are offered no MCP tools. */
   mcp?: McpTools;
 }
@@ -129,6 +133,7 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
       embedder: deps.embedder,
       desk: { clients: desk.clients, observer: metrics.desk.observer, rateLimit: { maxWaitSeconds: config.CASEWORK_DESK_RATE_LIMIT_WAIT_SECONDS } },
       transcriptLog: new TranscriptLog(deps.pool, bodyCodecOf(codec)),
+      commerce: deps.commerce ?? selectCommerce(config, deps.pool),
       mcp: deps.mcp,
       retention: retentionDeps(config, new Client({ connection: deps.connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter }), metrics),
     }),
@@ -283,6 +288,8 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
     // Connected once: the tools they offer are fixed for this worker, so every run's definitions (and the prompt cache) stay put.
     if (mcpServers.length) mcp = await untilAvailable('the MCP servers', () => connectMcpServers(mcpServers), budgetMs, log);
     await untilAvailable('Postgres', () => migrate(db.admin), budgetMs, log);
+    // A payment provider chosen without its keys fails here, naming the variable, before Temporal is asked for anything.
+    const commerce = selectCommerce(config, db.app);
     const model = selectModel(config);
     const embedder = selectEmbedder(config);
     const connection = await untilAvailable('Temporal', () => connectWorker(config), budgetMs, log);
@@ -293,6 +300,7 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
         pool: db.app,
         model,
         embedder,
+        commerce,
         mcp,
         workflowBundlePath: config.CASEWORK_WORKFLOW_BUNDLE,
         shutdownGraceMs: config.CASEWORK_SHUTDOWN_GRACE_SECONDS * 1000,
@@ -312,6 +320,7 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
         }
         log(
           `casework worker on task queue "${config.TEMPORAL_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS}; model: ${model.label}; embeddings: ${embedder?.label ?? 'off'}; ` +
+            `commerce: ${describeCommerce(config)}; ` +
             (mcp ? `MCP tools: ${mcp.offers.tools.map((t) => `${t.name} (${t.kind})`).join(', ') || 'none'}; ` : '') +
             `payloads: encrypted with key ${keyring.current.id} (${keyring.source}), ${storeLine(payloadStoreFor(config, true))}` +
             (endpoint ? `; metrics: ${endpoint.url}/metrics` : '') +

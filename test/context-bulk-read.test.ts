@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createBulkReadActivities, helperPrompt, type ReviewResult, type TicketRow } from '../src/activities/bulk-read';
+import { demoTickets } from '../src/commerce/demo';
 import { answerQuestion, keyTerms, offlineBulkRead, readTickets } from '../src/model/offline/bulk-reader';
 import type { Model } from '../src/model/port';
 import type { ModelRequest } from '../src/schemas/model';
@@ -122,7 +123,7 @@ describe('review_tickets', () => {
   });
 
   it("reads all of this customer's tickets in a separate call and returns only a short answer", async () => {
-    const review = createBulkReadActivities({ pool: db.app, model });
+    const review = createBulkReadActivities({ tickets: demoTickets(db.app), model });
     const outcome = await review.review_tickets(call(customerId, 'Which tickets mention the wrong building?'));
     assert.equal(outcome.is_error, false);
     const result = JSON.parse(outcome.content) as ReviewResult;
@@ -140,13 +141,13 @@ describe('review_tickets', () => {
 
   it('answers without a model call when the customer has no earlier tickets', async () => {
     const before = requests.length;
-    const outcome = await createBulkReadActivities({ pool: db.app, model }).review_tickets(call(unique('cust-none'), 'Which tickets mention anything?'));
+    const outcome = await createBulkReadActivities({ tickets: demoTickets(db.app), model }).review_tickets(call(unique('cust-none'), 'Which tickets mention anything?'));
     assert.equal((JSON.parse(outcome.content) as ReviewResult).tickets_read, 0);
     assert.equal(requests.length, before);
   });
 
   it('returns invalid input to the model as an error result', async () => {
-    const outcome = await createBulkReadActivities({ pool: db.app, model }).review_tickets({ ...call(customerId, 'x'), input: { question: 'x' } });
+    const outcome = await createBulkReadActivities({ tickets: demoTickets(db.app), model }).review_tickets({ ...call(customerId, 'x'), input: { question: 'x' } });
     assert.equal(outcome.is_error, true);
   });
 });

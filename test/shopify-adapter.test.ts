@@ -204,19 +204,19 @@ describe('the stand-in is as strict as the Admin API', () => {
 
 describe('Shopify Payments as the payment provider', () => {
   it("reads an order's charges (Marco's double charge) and the refunds already made (Priya's 4471)", async () => {
-    const marco = await payments.paymentsOf(DEMO.orders.doubleCharge);
+    const marco = await payments.paymentsOf('c-test', DEMO.orders.doubleCharge);
     const charged = PAYMENTS.filter((p) => p.order_id === DEMO.orders.doubleCharge && p.kind === 'charge');
     assert.deepEqual(
       marco.charges.map((c) => [c.amountCents, c.currency, c.status, c.refundedCents]),
       charged.map((c) => [c.amount_cents, 'GBP', 'captured', 0]),
     );
-    const priya = await payments.paymentsOf(DEMO.orders.priyaWrongBuilding);
+    const priya = await payments.paymentsOf('c-test', DEMO.orders.priyaWrongBuilding);
     assert.deepEqual(
       priya.refunds.map((r) => [r.amountCents, r.status, r.chargeId]),
       [[6499, 'succeeded', priya.charges[0]!.id]],
     );
     assert.equal(priya.charges[0]!.refundedCents, 6499);
-    assert.deepEqual(await payments.paymentsOf('999999'), { charges: [], refunds: [] });
+    assert.deepEqual(await payments.paymentsOf('c-test', '999999'), { charges: [], refunds: [] });
   });
 
   function newOrder(amountMinor: number) {
@@ -235,6 +235,7 @@ describe('Shopify Payments as the payment provider', () => {
     const { order, charge } = newOrder(4_599);
     standin.fault({ kind: 'lose_response' });
     const refund = await payments.refund({
+      customerId: 'c-test',
       chargeId: charge.id,
       amountCents: 4_599,
       reason: 'requested_by_customer',
@@ -244,6 +245,7 @@ describe('Shopify Payments as the payment provider', () => {
     assert.deepEqual([refund.status, refund.amountCents, refund.currency, refund.chargeId, refund.metadata.casework_refund_id], ['succeeded', 4_599, 'GBP', charge.id, 'r-77']);
     assert.equal(standin.refunds(order.id).length, 1);
     const again = await payments.refund({
+      customerId: 'c-test',
       chargeId: charge.id,
       amountCents: 4_599,
       reason: 'requested_by_customer',
@@ -252,7 +254,7 @@ describe('Shopify Payments as the payment provider', () => {
     });
     assert.equal(again.id, refund.id, 'a retried activity gets the same refund');
     assert.equal(standin.refunds(order.id).length, 1);
-    const read = await payments.paymentsOf(order.name.replace('#', ''));
+    const read = await payments.paymentsOf('c-test', order.name.replace('#', ''));
     assert.deepEqual(
       read.refunds.map((r) => [r.id, r.metadata.casework_refund_id]),
       [[refund.id, 'r-77']],
@@ -262,16 +264,16 @@ describe('Shopify Payments as the payment provider', () => {
   it('refusals come back in plain words and are not retried: more than is left, a key reused for another amount, no such charge', async () => {
     const { order, charge } = newOrder(2_000);
     await assert.rejects(
-      payments.refund({ chargeId: charge.id, amountCents: 2_500, reason: 'duplicate', idempotencyKey: `cw-${order.id}-big`, metadata: {} }),
+      payments.refund({ customerId: 'c-test', chargeId: charge.id, amountCents: 2_500, reason: 'duplicate', idempotencyKey: `cw-${order.id}-big`, metadata: {} }),
       (e: unknown) => e instanceof RefundRefusedError && /greater than the refundable amount 20\.0/.test(e.message),
     );
-    await payments.refund({ chargeId: charge.id, amountCents: 700, reason: 'duplicate', idempotencyKey: `cw-${order.id}-a`, metadata: {} });
+    await payments.refund({ customerId: 'c-test', chargeId: charge.id, amountCents: 700, reason: 'duplicate', idempotencyKey: `cw-${order.id}-a`, metadata: {} });
     await assert.rejects(
-      payments.refund({ chargeId: charge.id, amountCents: 800, reason: 'duplicate', idempotencyKey: `cw-${order.id}-a`, metadata: {} }),
+      payments.refund({ customerId: 'c-test', chargeId: charge.id, amountCents: 800, reason: 'duplicate', idempotencyKey: `cw-${order.id}-a`, metadata: {} }),
       (e: unknown) => e instanceof IdempotencyMismatchError,
     );
     await assert.rejects(
-      payments.refund({ chargeId: 'gid://shopify/OrderTransaction/1', amountCents: 100, reason: 'duplicate', idempotencyKey: 'cw-none', metadata: {} }),
+      payments.refund({ customerId: 'c-test', chargeId: 'gid://shopify/OrderTransaction/1', amountCents: 100, reason: 'duplicate', idempotencyKey: 'cw-none', metadata: {} }),
       (e: unknown) => e instanceof RefundRefusedError && e.code === 'charge_not_found',
     );
     assert.equal(standin.refunds(order.id).length, 1);
@@ -280,6 +282,7 @@ describe('Shopify Payments as the payment provider', () => {
   it('a refund failing later reaches casework as a verified refund.failed; a forged one is refused', async () => {
     const { order, charge } = newOrder(3_000);
     const refund = await payments.refund({
+      customerId: 'c-test',
       chargeId: charge.id,
       amountCents: 3_000,
       reason: 'requested_by_customer',
@@ -300,7 +303,8 @@ describe('Shopify Payments as the payment provider', () => {
         fc.integer({ min: 1, max: 3 }),
         async (faults, retries) => {
           const { order, charge } = newOrder(1_200);
-          const refund = () => payments.refund({ chargeId: charge.id, amountCents: 1_200, reason: 'duplicate', idempotencyKey: `cw-${order.id}-approval`, metadata: {} });
+          const refund = () =>
+            payments.refund({ customerId: 'c-test', chargeId: charge.id, amountCents: 1_200, reason: 'duplicate', idempotencyKey: `cw-${order.id}-approval`, metadata: {} });
           for (const kind of faults) {
             if (kind === 'throttle') standin.setBucket(0, 2_000);
             else standin.fault({ kind });

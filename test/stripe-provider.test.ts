@@ -29,8 +29,15 @@ describe('Stripe as the payment provider', () => {
     const first = standin.addCharge({ orderId: order, amount: 10_998, currency: 'gbp' });
     standin.addCharge({ orderId: order, amount: 10_998, currency: 'gbp' });
     standin.addCharge({ orderId: orderId(), amount: 500, currency: 'gbp' });
-    await stripe.refund({ chargeId: first.id, amountCents: 10_998, reason: 'duplicate', idempotencyKey: `cw-${order}-1`, metadata: { casework_refund: 'r1' } });
-    const payments = await stripe.paymentsOf(order);
+    await stripe.refund({
+      customerId: 'c-test',
+      chargeId: first.id,
+      amountCents: 10_998,
+      reason: 'duplicate',
+      idempotencyKey: `cw-${order}-1`,
+      metadata: { casework_refund: 'r1' },
+    });
+    const payments = await stripe.paymentsOf('c-test', order);
     assert.deepEqual(
       payments.charges.map((c) => [c.amountCents, c.currency, c.status]),
       [
@@ -48,7 +55,14 @@ describe('Stripe as the payment provider', () => {
     const order = orderId();
     const charge = standin.addCharge({ orderId: order, amount: 4_599, currency: 'gbp' });
     standin.fault({ kind: 'lose_response' });
-    const refund = await stripe.refund({ chargeId: charge.id, amountCents: 4_599, reason: 'requested_by_customer', idempotencyKey: `cw-${order}-lost`, metadata: {} });
+    const refund = await stripe.refund({
+      customerId: 'c-test',
+      chargeId: charge.id,
+      amountCents: 4_599,
+      reason: 'requested_by_customer',
+      idempotencyKey: `cw-${order}-lost`,
+      metadata: {},
+    });
     assert.equal(refund.status, 'succeeded');
     assert.equal(standin.refunds().filter((r) => r.charge === charge.id).length, 1);
     const posts = standin.requests().filter((r) => r.method === 'POST' && r.idempotencyKey === `cw-${order}-lost`);
@@ -59,25 +73,32 @@ describe('Stripe as the payment provider', () => {
     const order = orderId();
     const charge = standin.addCharge({ orderId: order, amount: 1_000, currency: 'eur' });
     standin.fault({ kind: 'rate_limit' });
-    const refund = await stripe.refund({ chargeId: charge.id, amountCents: 1_000, reason: 'requested_by_customer', idempotencyKey: `cw-${order}-429`, metadata: {} });
+    const refund = await stripe.refund({
+      customerId: 'c-test',
+      chargeId: charge.id,
+      amountCents: 1_000,
+      reason: 'requested_by_customer',
+      idempotencyKey: `cw-${order}-429`,
+      metadata: {},
+    });
     assert.equal(refund.currency, 'EUR');
   });
 
   it('refusals come back in plain words, never retried: already refunded, more than is left, a key reused for another amount', async () => {
     const order = orderId();
     const charge = standin.addCharge({ orderId: order, amount: 2_000, currency: 'gbp' });
-    await stripe.refund({ chargeId: charge.id, amountCents: 2_000, reason: 'duplicate', idempotencyKey: `cw-${order}-a`, metadata: {} });
+    await stripe.refund({ customerId: 'c-test', chargeId: charge.id, amountCents: 2_000, reason: 'duplicate', idempotencyKey: `cw-${order}-a`, metadata: {} });
     await assert.rejects(
-      stripe.refund({ chargeId: charge.id, amountCents: 500, reason: 'duplicate', idempotencyKey: `cw-${order}-b`, metadata: {} }),
+      stripe.refund({ customerId: 'c-test', chargeId: charge.id, amountCents: 500, reason: 'duplicate', idempotencyKey: `cw-${order}-b`, metadata: {} }),
       (e: unknown) => e instanceof RefundRefusedError && e.code === 'charge_already_refunded' && /already refunded in full/.test(e.message),
     );
     const other = standin.addCharge({ orderId: order, amount: 2_000, currency: 'gbp' });
     await assert.rejects(
-      stripe.refund({ chargeId: other.id, amountCents: 2_500, reason: 'duplicate', idempotencyKey: `cw-${order}-c`, metadata: {} }),
+      stripe.refund({ customerId: 'c-test', chargeId: other.id, amountCents: 2_500, reason: 'duplicate', idempotencyKey: `cw-${order}-c`, metadata: {} }),
       (e: unknown) => e instanceof RefundRefusedError && e.code === 'amount_too_large',
     );
     await assert.rejects(
-      stripe.refund({ chargeId: other.id, amountCents: 700, reason: 'duplicate', idempotencyKey: `cw-${order}-a`, metadata: {} }),
+      stripe.refund({ customerId: 'c-test', chargeId: other.id, amountCents: 700, reason: 'duplicate', idempotencyKey: `cw-${order}-a`, metadata: {} }),
       (e: unknown) => e instanceof IdempotencyMismatchError,
     );
   });
@@ -85,7 +106,14 @@ describe('Stripe as the payment provider', () => {
   it('a refund failing later reaches casework as a verified refund.failed event; a forged one is refused', () => {
     const charge = standin.addCharge({ orderId: orderId(), amount: 3_000, currency: 'gbp' });
     return stripe
-      .refund({ chargeId: charge.id, amountCents: 3_000, reason: 'requested_by_customer', idempotencyKey: `cw-fail-${charge.id}`, metadata: { casework_refund: 'r9' } })
+      .refund({
+        customerId: 'c-test',
+        chargeId: charge.id,
+        amountCents: 3_000,
+        reason: 'requested_by_customer',
+        idempotencyKey: `cw-fail-${charge.id}`,
+        metadata: { casework_refund: 'r9' },
+      })
       .then((refund) => {
         const { body, signature } = standin.failRefund(refund.id);
         const event = stripe.readEvent(Buffer.from(body), signature);
@@ -110,9 +138,11 @@ describe('Stripe as the payment provider', () => {
           for (const kind of faults) standin.fault({ kind });
           // The activity may be retried (a killed worker, a timeout): each attempt sends the approval's key.
           for (let attempt = 0; attempt < retries; attempt++) {
-            await stripe.refund({ chargeId: charge.id, amountCents: 1_200, reason: 'duplicate', idempotencyKey: `cw-${order}-approval`, metadata: {} }).catch(() => undefined);
+            await stripe
+              .refund({ customerId: 'c-test', chargeId: charge.id, amountCents: 1_200, reason: 'duplicate', idempotencyKey: `cw-${order}-approval`, metadata: {} })
+              .catch(() => undefined);
           }
-          await stripe.refund({ chargeId: charge.id, amountCents: 1_200, reason: 'duplicate', idempotencyKey: `cw-${order}-approval`, metadata: {} });
+          await stripe.refund({ customerId: 'c-test', chargeId: charge.id, amountCents: 1_200, reason: 'duplicate', idempotencyKey: `cw-${order}-approval`, metadata: {} });
           assert.equal(standin.refunds().filter((r) => r.charge === charge.id).length, 1);
         },
       ),

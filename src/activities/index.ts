@@ -1,4 +1,6 @@
 import type { Pool } from 'pg';
+import { demoCommerce } from '../commerce/demo';
+import type { Commerce } from '../commerce/shop';
 import { withModelFailures } from '../model/errors';
 import type { Embedder } from '../memory/embedder';
 import type { Model } from '../model/port';
@@ -27,6 +29,8 @@ export interface ActivityDeps {
   desk?: DeskActivityDeps;
   /** The transcript log (history by reference); unset, only the steps of runs recorded before it can run. */
   transcriptLog?: TranscriptLog;
+  /** The shop's systems the tools read and pay through (src/commerce/select.ts); unset, the demo shop over `pool`. */
+  commerce?: Commerce;
   /** The worker's MCP servers (CASEWORK_MCP_SERVERS); unset, runs are offered no MCP tools. */
   mcp?: McpTools;
   /** Retention's settings and checks; unset, the retention workflow's activity is not registered on this worker. */
@@ -37,15 +41,16 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   // Model errors are mapped for Temporal here, once, for every activity that calls the model.
   const model = withModelFailures(deps.model);
+  const commerce = deps.commerce ?? demoCommerce(deps.pool);
   return {
     ...createModelActivities({ model }),
-    ...withResultLogging(createToolActivities({ pool: deps.pool }), deps.transcriptLog),
+    ...withResultLogging(createToolActivities({ pool: deps.pool, commerce }), deps.transcriptLog),
     ...withResultLogging(createMcpActivities({ pool: deps.pool, mcp: deps.mcp }), deps.transcriptLog),
     ...createTranscriptActivities({ model, log: deps.transcriptLog, mcp: deps.mcp }),
     ...createEvidenceActivities({ log: deps.transcriptLog }),
     ...createMemoryActivities({ pool: deps.pool, noteTtlMonths: deps.noteTtlMonths, embedder: deps.embedder, model }),
     ...createCompactionActivities({ model }),
-    ...createBulkReadActivities({ pool: deps.pool, model }),
+    ...createBulkReadActivities({ tickets: commerce.tickets, model }),
     ...createDeskActivities(deps.desk ?? { clients: new Map() }),
     ...(deps.retention ? createRetentionActivities({ pool: deps.pool, ...deps.retention }) : {}),
   };

@@ -17,12 +17,17 @@ export interface ProviderCharge {
   /** What the provider says is already refunded on it. */
   refundedCents: number;
   createdAt: string;
+  /** The processor's own state in the neutral codes (PAYMENT_STATUS_CODES: ATH, CPT, VDD, DCL, CBK), where the adapter knows it; else read from `status`. */
+  statusCode?: string;
+  /** How it was paid, neutral (PAYMENT_METHOD_CODES: card_visa, paypal, …), where the adapter knows it. */
+  methodCode?: string;
 }
 
 /** A refund the provider holds. */
 export interface ProviderRefund {
   id: string;
-  chargeId: string;
+  /** The charge it reverses; null where the provider's record names only the order. */
+  chargeId: string | null;
   amountCents: number;
   currency: string;
   /** As the provider answers: `pending` may still fail (a bank can refuse it days later). */
@@ -31,6 +36,8 @@ export interface ProviderRefund {
   createdAt: string;
   /** What casework attached (its refund id, the approval): how a provider refund is traced back. */
   metadata: Record<string, string>;
+  /** The processor's own state in the neutral codes (RFP, RFS, RFF), where the adapter knows it; else read from `status`. */
+  statusCode?: string;
 }
 
 /** Why a refund is made, in the provider's words. */
@@ -38,6 +45,8 @@ export type RefundReason = 'duplicate' | 'fraudulent' | 'requested_by_customer';
 
 /** One refund to make, exactly once. */
 export interface RefundOrder {
+  /** Whose refund it is: an adapter over casework's own tables reads under this customer's scope; others ignore it. */
+  customerId: string;
   chargeId: string;
   amountCents: number;
   reason: RefundReason;
@@ -56,12 +65,21 @@ export interface RefundEvent {
   refund: ProviderRefund;
 }
 
+/** An order's charges and refunds as the provider reports them. */
+export interface ProviderPayments {
+  charges: ProviderCharge[];
+  refunds: ProviderRefund[];
+}
+
+/** The metadata key casework puts its own refund id under: a provider refund carrying it is that same refund, counted once. */
+export const CASEWORK_REFUND_KEY = 'casework_refund_id';
+
 /** The provider port. */
 export interface PaymentProvider {
   /** The provider's name, for logs and the refund trail. */
   readonly name: string;
-  /** The order's charges and every refund on them. */
-  paymentsOf(orderId: string): Promise<{ charges: ProviderCharge[]; refunds: ProviderRefund[] }>;
+  /** The order's charges and every refund on them, oldest first (the order is already known to be the customer's). */
+  paymentsOf(customerId: string, orderId: string): Promise<ProviderPayments>;
   /** Makes the refund, or returns the one already made under the same idempotency key. */
   refund(order: RefundOrder): Promise<ProviderRefund>;
   /** Verifies a webhook delivery (raw bytes and signature header) and reads it; undefined for events casework does not act on. */

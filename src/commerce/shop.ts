@@ -130,6 +130,7 @@ export interface TicketSource {
 /** The shop's policies. */
 export interface PolicySource {
   readonly name: string;
+  /** Every policy, in a stable order (the demo: by topic); a tie in matching goes to the first. */
   policies(): Promise<ShopPolicy[]>;
 }
 

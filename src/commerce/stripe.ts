@@ -51,7 +51,7 @@ function chargeOf(charge: Stripe.Charge, orderId: string): ProviderCharge {
 }
 
 function refundOf(refund: Stripe.Refund): ProviderRefund {
-  const chargeId = typeof refund.charge === 'string' ? refund.charge : (refund.charge?.id ?? '');
+  const chargeId = typeof refund.charge === 'string' ? refund.charge : (refund.charge?.id ?? null);
   return {
     id: refund.id,
     chargeId,
@@ -101,7 +101,7 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
   };
   return {
     name: 'stripe',
-    async paymentsOf(orderId) {
+    async paymentsOf(_customerId, orderId) {
       // The query language quotes with single quotes; an order id is a desk-safe id, never quoted text.
       const query = `metadata['order_id']:'${orderId.replace(/['\\]/g, '')}'`;
       const charges: Stripe.Charge[] = await call(() => stripe.charges.search({ query, limit: 100 }).autoPagingToArray({ limit: 1000 }));

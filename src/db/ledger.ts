@@ -3,16 +3,12 @@ import { z } from 'zod';
 import { REFUND_KINDS, type LedgerCharge, type LedgerPending, type LedgerRefund, type OrderLedger } from '../context/ledger';
 import { isoTimestamp } from './rows';
 
-// The order money ledger's statements (migrations/024_order_ledger.sql), one function each,
-// every row parsed. Captures and processor refunds come from the shop's payment records (a
-// payment provider adapter writes those); casework's own refunds and requests from its refund
-// trail. Every function runs inside withCustomer: an order belongs to one customer, so the
+// The order money ledger's statements (migrations/024_order_ledger.sql, 030_payment_provider.sql),
+// one function each, every row parsed. Captures and processor refunds come from the shop's
+// payment records and the payment provider's last report (the views ledger_charges and
+// ledger_refunds, which the database's own check reads too); casework's own refunds and
+// requests from its refund trail. Every function runs inside withCustomer: an order belongs to one customer, so the
 // customer scope never hides part of an order's ledger.
-
-/** The processor's code of a captured charge; only these count as money taken. */
-const CAPTURED = 'CPT';
-/** Processor refund codes that count as money returned. */
-const COUNTED_REFUNDS = ['RFS', 'RFP'];
 
 const OrderRow = z.object({ order_id: z.string(), currency: z.string().min(1), total_cents: z.number().int() });
 
@@ -42,13 +38,9 @@ export async function orderTotals(client: PoolClient, customerId: string, orderI
 
 const ChargeRow = z.object({ charge_id: z.string(), amount_cents: z.number().int(), at: isoTimestamp });
 
-/** The order's captured charges, oldest first; a charge is named by its processor reference. */
+/** The order's captured charges, oldest first: the shop's payment records and the payment provider's last report (migrations/030_payment_provider.sql). */
 export async function capturedCharges(client: PoolClient, customerId: string, orderId: string): Promise<LedgerCharge[]> {
-  const { rows } = await client.query(
-    `SELECT processor_ref AS charge_id, amount_cents, created_at AS at FROM payments
-      WHERE customer_id = $1 AND order_id = $2 AND kind = 'charge' AND processor_code = $3 ORDER BY created_at, payment_id`,
-    [customerId, orderId, CAPTURED],
-  );
+  const { rows } = await client.query(`SELECT charge_id, amount_cents, at FROM ledger_charges WHERE customer_id = $1 AND order_id = $2 ORDER BY at, seq`, [customerId, orderId]);
   return rows.map((row) => ChargeRow.parse(row));
 }
 
@@ -62,19 +54,14 @@ const RefundRow = z.object({
 });
 
 /**
- * Every refund of the order, oldest first: casework's (with kind and charge), and the
- * processor's settled ones not already casework's (a processor refund carrying a casework
- * refund id as its reference is that same refund, counted once), which name only the order.
+ * Every refund of the order that counts, oldest first: casework's (with kind and charge) unless
+ * the provider refused or failed it, and the processor's or provider's made outside casework
+ * (a refund carrying a casework refund id is that same refund, counted once), which name only the order.
  */
 export async function orderRefunds(client: PoolClient, customerId: string, orderId: string): Promise<LedgerRefund[]> {
   const { rows } = await client.query(
-    `SELECT refund_id, amount_cents, kind, charge_id, issued_at AS at, request_id FROM refunds WHERE customer_id = $1 AND order_id = $2
-     UNION ALL
-     SELECT p.processor_ref, p.amount_cents, 'partial', NULL, p.created_at, NULL FROM payments p
-      WHERE p.customer_id = $1 AND p.order_id = $2 AND p.kind = 'refund' AND p.processor_code = ANY($3)
-        AND NOT EXISTS (SELECT 1 FROM refunds f WHERE f.refund_id = p.processor_ref)
-     ORDER BY at, refund_id`,
-    [customerId, orderId, COUNTED_REFUNDS],
+    `SELECT refund_id, amount_cents, kind, charge_id, at, request_id FROM ledger_refunds WHERE customer_id = $1 AND order_id = $2 ORDER BY at, refund_id`,
+    [customerId, orderId],
   );
   return rows.map((row) => RefundRow.parse(row));
 }

@@ -60,7 +60,10 @@ export interface StripeStandin {
   /** The webhook endpoint's signing secret (whsec_…). */
   webhookSecret: string;
   /** Adds a captured charge for an order (metadata.order_id). */
-  addCharge(input: { orderId: string; amount: number; currency: string; id?: string }): StandinCharge;
+  /** A captured charge of an order (`created`: unix seconds, now by default). */
+  addCharge(input: { orderId: string; amount: number; currency: string; id?: string; created?: number }): StandinCharge;
+  /** A refund made before casework (a shop's history): settled or pending on a charge. */
+  addRefund(input: { id: string; chargeId: string; amount: number; status: 'succeeded' | 'pending'; created?: number }): StandinRefund;
   charge(id: string): StandinCharge | undefined;
   refunds(): StandinRefund[];
   /** Queues faults for the next POST /v1/refunds (or any request, with `path`). */
@@ -187,7 +190,8 @@ export async function startStripeStandin(): Promise<StripeStandin> {
       if (req.headers.authorization !== `Bearer ${secretKey}`) {
         return stripeError(res, 401, { type: 'invalid_request_error', message: 'Invalid API Key provided' });
       }
-      const at = faults.findIndex((f) => f.path === url.pathname);
+      // A lost response is a write's (the refund made, its answer lost): reads on the same path pass it by.
+      const at = faults.findIndex((f) => f.path === url.pathname && (f.fault.kind !== 'lose_response' || req.method === 'POST'));
       const fault = at >= 0 ? faults.splice(at, 1)[0]!.fault : undefined;
       if (fault?.kind === 'rate_limit') return stripeError(res, 429, { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests hit the API too quickly.' });
       if (fault?.kind === 'server_error') return stripeError(res, 500, { type: 'api_error', message: 'An unknown error occurred' });
@@ -243,7 +247,7 @@ export async function startStripeStandin(): Promise<StripeStandin> {
     url,
     secretKey,
     webhookSecret,
-    addCharge({ orderId, amount, currency, id }) {
+    addCharge({ orderId, amount, currency, id, created }) {
       const charge: StandinCharge = {
         id: id ?? `ch_${randomBytes(12).toString('hex')}`,
         object: 'charge',
@@ -255,12 +259,32 @@ export async function startStripeStandin(): Promise<StripeStandin> {
         status: 'succeeded',
         paid: true,
         refunded: false,
-        created: now(),
+        created: created ?? now(),
         metadata: { order_id: orderId },
         payment_intent: `pi_${randomBytes(12).toString('hex')}`,
       };
       charges.set(charge.id, charge);
       return charge;
+    },
+    addRefund({ id, chargeId, amount, status, created }) {
+      const charge = charges.get(chargeId);
+      if (!charge) throw new Error(`stand-in has no charge ${chargeId}`);
+      const refund: StandinRefund = {
+        id,
+        object: 'refund',
+        amount,
+        charge: chargeId,
+        currency: charge.currency,
+        status,
+        reason: null,
+        created: created ?? now(),
+        metadata: {},
+        payment_intent: charge.payment_intent,
+      };
+      refunds.set(id, refund);
+      charge.amount_refunded += amount;
+      charge.refunded = charge.amount_refunded === charge.amount_captured;
+      return refund;
     },
     charge: (id) => charges.get(id),
     refunds: () => [...refunds.values()],

@@ -46,9 +46,9 @@ const COMMANDS: Record<string, () => Command> = {
   console: () => (require('./commands/console') as typeof import('./commands/console')).consoleCommand,
   'codec-server': () => (require('./commands/codec-server') as typeof import('./commands/codec-server')).codecServerCommand,
   demo: () => {
-    const { runDemo } = require('../dev/demo/run') as typeof import('../dev/demo/run');
-    return async (_args, config, out) => {
-      await runDemo(config, out, { keepRunning: process.stdout.isTTY && !process.env.CI });
+    const { demoShopOf, runDemo } = require('../dev/demo/run') as typeof import('../dev/demo/run');
+    return async (args, config, out) => {
+      await runDemo(config, out, { keepRunning: process.stdout.isTTY && !process.env.CI, shop: demoShopOf(args) });
       return 0;
     };
   },

@@ -145,6 +145,24 @@ export interface RefusedRefund {
   at: string;
 }
 
+/** A refund the payment provider accepted and later reported failed or canceled (its webhook): nothing reached the customer. */
+export interface FailedRefund {
+  refund_id: string;
+  request_id: string;
+  order_id: string;
+  provider: string;
+  provider_refund_id: string;
+  /** failed or canceled, as the provider reported it. */
+  status: string;
+  /** The provider's reason (e.g. lost_or_stolen_card), or null when it gave none. */
+  reason: string | null;
+  /** The provider event that reported it. */
+  event_id: string;
+  at: string;
+  /** Set once the case was handed to a person for it. */
+  handed_over?: boolean;
+}
+
 /** A human's decision on a refund request, as recorded by the workflow. */
 export interface RefundDecision {
   requestId: string;
@@ -219,6 +237,8 @@ export interface CarriedState {
   refunds: PaidRefund[];
   /** Approved refunds the order's ledger refused (absent in runs from before the ledger). */
   refusedRefunds?: RefusedRefund[];
+  /** Paid refunds the payment provider later reported failed (absent until one does). */
+  failedRefunds?: FailedRefund[];
   /** The MCP tools this run offers, recorded once at its start (absent: none, or a run from before them). */
   mcp?: McpOffers;
   /**
@@ -312,6 +332,8 @@ export interface InvestigationStatus {
   refunds: PaidRefund[];
   /** Approved refunds the order's ledger refused: nothing was paid. */
   refusedRefunds?: RefusedRefund[];
+  /** Refunds the payment provider reported failed after accepting them: nothing reached the customer. */
+  failedRefunds?: FailedRefund[];
   /** The broken run this investigation was last recovered from, if any. */
   recoveredFrom?: RecoveredFrom | null;
   /** The desk outbox, for runs that post to a desk: pending, posted and refused posts. */

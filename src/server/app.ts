@@ -8,6 +8,8 @@ import { deskSettings } from '../desk/settings';
 import { postEvent } from './routes/events';
 import { sendMetrics } from './routes/metrics';
 import { createWebhookHandler, type WebhookHandler } from './routes/webhooks';
+import { createPaymentWebhookHandler } from './routes/payment-webhooks';
+import { selectPayments } from '../commerce/select';
 import { liveness, readiness } from './routes/health';
 import { decide, getInvestigation, workflowIdOf } from './routes/investigations';
 import { CUSTOMER_ROUTE, customerRoute } from './routes/customers';
@@ -24,6 +26,7 @@ export { RETRY_AFTER_SECONDS, type AppDeps, type RequestLog } from './context';
 //   GET  /healthz                              liveness: 200 while the process answers (no credentials needed)
 //   GET  /readyz                               readiness: 200 when Temporal, Postgres and the keys are there, else 503 naming what is missing
 //   POST /webhooks/{zendesk|intercom|freshdesk} a desk's signed webhook -> 202 (routes/webhooks.ts; the signature is the credential)
+//   POST /webhooks/payments/{provider} the payment provider's signed webhook -> 200 (routes/payment-webhooks.ts)
 //   GET  /metrics                              Prometheus text (a key that may read every customer's cases)
 //   GET|POST /console…                         the support team's pages (console/routes.ts), HTML
 // Every request gets exactly one answer: each route returns one, and every error becomes one.
@@ -42,10 +45,27 @@ function onlyMethod(method: string, allowed: string, path: string): void {
 }
 
 const WEBHOOK_PATH = /^\/webhooks\/(zendesk|intercom|freshdesk)$/;
+const PAYMENT_WEBHOOK_PATH = /^\/webhooks\/payments\/([a-z0-9_-]{1,40})$/;
+
+/** Answers one POST /webhooks/payments/{provider}. */
+type PaymentWebhookHandler = ReturnType<typeof createPaymentWebhookHandler>;
 
 /** Finds the route for a path and runs it; undefined when the route wrote its own answer. */
-async function route(ctx: RouteContext, req: IncomingMessage, res: ServerResponse, path: string, trace: Trace, webhooks: WebhookHandler): Promise<Answer | undefined> {
+async function route(
+  ctx: RouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  trace: Trace,
+  webhooks: WebhookHandler,
+  paymentWebhooks: PaymentWebhookHandler,
+): Promise<Answer | undefined> {
   const method = req.method ?? 'GET';
+  const payment = PAYMENT_WEBHOOK_PATH.exec(path);
+  if (payment) {
+    onlyMethod(method, 'POST', path);
+    return paymentWebhooks(payment[1]!, req, trace);
+  }
   if (WEBHOOK_PATH.test(path)) {
     onlyMethod(method, 'POST', path);
     const desk = webhookRouteDesk(method, path);
@@ -115,6 +135,8 @@ export function createApp(deps: AppDeps): App {
   openConsole(ctx);
   // A desk listed in CASEWORK_DESKS without its secret fails here, at start, naming the variable.
   const webhooks = consoleOnly ? undefined : createWebhookHandler(ctx, deps.desk ?? deskSettings(deps.config));
+  // So does a payment provider chosen without its keys (CASEWORK_PAYMENTS, docs/commerce.md).
+  const paymentWebhooks = consoleOnly ? undefined : createPaymentWebhookHandler(ctx, deps.payments ?? selectPayments(deps.config, deps.pool));
   return {
     auth: ctx.auth,
     async handle(req, res) {
@@ -125,7 +147,7 @@ export function createApp(deps: AppDeps): App {
       const path = (req.url ?? '/').split('?')[0]?.replace(/(.)\/+$/, '$1') ?? '/';
       let answer: Answer | undefined;
       try {
-        answer = webhooks ? await route(ctx, req, res, path, trace, webhooks) : await consoleOnlyRoute(ctx, req, path, trace);
+        answer = webhooks && paymentWebhooks ? await route(ctx, req, res, path, trace, webhooks, paymentWebhooks) : await consoleOnlyRoute(ctx, req, path, trace);
       } catch (error) {
         answer = errorAnswer(error);
         if (answer.status === 500) trace.error = `${(error as Error).name}: ${(error as Error).message}`;

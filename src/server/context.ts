@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
+import type { PaymentProvider } from '../commerce/payment-provider';
 import { TranscriptLog } from '../db/transcript-log';
 import { bodyCodecOf } from '../temporal/codec/body-codec';
 import { codecFor } from '../temporal/data-converter';
@@ -54,6 +55,8 @@ export interface AppDeps {
   updateTimeoutMs?: number;
   /** True once the server is draining; health checks then answer 503 so traffic moves elsewhere. */
   isShuttingDown?: () => boolean;
+  /** The payment provider whose webhook is accepted; defaults to the one config chooses (CASEWORK_PAYMENTS). */
+  payments?: PaymentProvider;
   /** The desks whose webhooks are accepted; defaults to one built from config (CASEWORK_DESKS). */
   desk?: Pick<DeskSettings, 'inbound'>;
   /** The transcript log the console reads runs kept by reference from; defaults to one on `pool` with the payload codec built from config, as `casework transcript` opens it. */

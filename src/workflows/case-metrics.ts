@@ -9,7 +9,16 @@ import { WORKFLOW_METRIC } from '../schemas/workflow-metrics';
 
 /** Why a case was handed to a person: the label of the hand-off counter, a small fixed set. */
 export type HandOffKind =
-  'desk_refused' | 'decision_failed' | 'transcript_invalid' | 'model_failed' | 'tool_unavailable' | 'empty_replies' | 'model_declined' | 'record_failed' | 'reply_held';
+  | 'desk_refused'
+  | 'decision_failed'
+  | 'transcript_invalid'
+  | 'model_failed'
+  | 'tool_unavailable'
+  | 'empty_replies'
+  | 'model_declined'
+  | 'record_failed'
+  | 'reply_held'
+  | 'refund_failed';
 
 /** Counts one hand-over to a person, by kind. */
 export function countHandOff(kind: HandOffKind): void {

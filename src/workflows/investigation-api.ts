@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CarriedState, InboxMessage, InvestigationStatus, RefundDecision } from '../schemas/investigation';
+import type { CarriedState, FailedRefund, InboxMessage, InvestigationStatus, RefundDecision } from '../schemas/investigation';
 import type { OrderLedger } from '../schemas/ledger';
 
 /** A customer's message (the first one starts the case; later ones are follow-ups). */
@@ -12,6 +12,8 @@ export const decideRefundSignal = defineSignal<[RefundDecision]>('decideRefund')
 export const decideRefundUpdate = defineUpdate<{ accepted: true; requestId: string; decision: string }, [RefundDecision]>('decideRefund');
 /** Another case paid (or was refused) on an order: the fresh ledger, so this case's approval is checked against it. */
 export const ledgerChangedSignal = defineSignal<[OrderLedger]>('ledgerChanged');
+/** The payment provider reported a refund this case paid failed or canceled (its verified webhook): a person must take over. */
+export const refundFailedSignal = defineSignal<[FailedRefund]>('refundFailed');
 /** Where the investigation stands: step, state, last reply, pending approval, token totals. */
 export const statusQuery = defineQuery<InvestigationStatus>('status');
 /** A person asks a case that needs a person to carry on (the model tries again). */

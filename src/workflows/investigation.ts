@@ -10,6 +10,7 @@ import { handOff, installHandOffHandlers, resolveOnClose, resumeByItself, resume
 import { writeRetryMs } from './activities';
 import { carriedStateQuery, closeTicketSignal, customerMessageSignal, statusQuery } from './investigation-api';
 import { markRecovered } from './recovery';
+import { handOverFailedRefunds, hasUnreportedFailure, installRefundFailureHandler } from './refund-failures';
 import { loadMcpOffers } from './mcp-tools';
 import { installDecisionHandlers, pendingDecision, settleDecision, watchApproval } from './refund-approval';
 import { publish, startingState, statusOf, type Run } from './state';
@@ -68,6 +69,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
   startDeskPosts(run, input);
   installDecisionHandlers(s);
   installHandOffHandlers(run);
+  installRefundFailureHandler(run);
   const watch = () => void watchApproval(s, settings);
   if (s.pending) watch();
   if (input.recovered) markRecovered(run, input.recovered);
@@ -103,11 +105,13 @@ export async function investigation(input: InvestigationInput): Promise<Investig
   // The conversation: turns of the customer, the model, people deciding refunds or taking over,
   // until the ticket closes.
   for (;;) {
+    // A refund the provider reported failed goes to a person before anything else is said.
+    handOverFailedRefunds(run);
     if (s.awaiting !== 'model') {
       await postToDesk();
       publish(id, s);
       // A post queued while waiting (a person's reply, a re-queued refused post) wakes the loop to send it.
-      const waitFor = () => s.inbox.length > 0 || closeRequested || decisionReady() || s.awaiting === 'model' || hasPendingPosts(run);
+      const waitFor = () => s.inbox.length > 0 || closeRequested || decisionReady() || s.awaiting === 'model' || hasPendingPosts(run) || hasUnreportedFailure(s);
       // A person's case, or one with a refund being decided, waits however long that takes (the
       // approval timer ends the latter); an answered one closes after the follow-up window.
       if (s.settleBlocked) retrySettle = !(await condition(waitFor, writeRetryMs(settings)));

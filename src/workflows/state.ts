@@ -98,6 +98,7 @@ export function statusOf(id: RunIdentity, s: CarriedState): InvestigationStatus 
     continuedAsNew: s.runsSoFar,
     refunds: s.refunds,
     ...(s.refusedRefunds?.length ? { refusedRefunds: s.refusedRefunds } : {}),
+    ...(s.failedRefunds?.length ? { failedRefunds: s.failedRefunds } : {}),
     recoveredFrom: s.recoveries[s.recoveries.length - 1] ?? null,
     ...(s.desk ? { desk: s.desk } : {}),
     ...(s.cache ? { contextStrategy: s.cache.strategy } : {}),

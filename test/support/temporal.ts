@@ -5,6 +5,7 @@ import type { Pool } from 'pg';
 import { loadConfig, type Config } from '../../src/config';
 import { createOfflineModel } from '../../src/model/offline';
 import type { Model } from '../../src/model/port';
+import type { Commerce } from '../../src/commerce/shop';
 import type { ModelReply, ModelRequest } from '../../src/schemas/model';
 import { startInProcessWorker } from '../../src/worker';
 import type { Database } from '../../src/db/pool';
@@ -27,11 +28,18 @@ export interface TestWorker {
  * Starts a worker for one test file on the dev server scripts/test.ts started
  * (TEMPORAL_ADDRESS), with the prebuilt workflow bundle (CASEWORK_WORKFLOW_BUNDLE) when set.
  */
-export async function startTestWorker(options: { pool: Pool; model?: Model; env?: Record<string, string>; mcp?: McpTools }): Promise<TestWorker> {
+export async function startTestWorker(options: { pool: Pool; model?: Model; env?: Record<string, string>; mcp?: McpTools; commerce?: Commerce }): Promise<TestWorker> {
   const taskQueue = unique('casework-test');
   const config = loadConfig({ ...process.env, ...options.env, TEMPORAL_TASK_QUEUE: taskQueue });
   const model = options.model ?? createOfflineModel();
-  const started = await startInProcessWorker({ config, pool: options.pool, model, workflowBundlePath: process.env.CASEWORK_WORKFLOW_BUNDLE, mcp: options.mcp });
+  const started = await startInProcessWorker({
+    config,
+    pool: options.pool,
+    model,
+    workflowBundlePath: process.env.CASEWORK_WORKFLOW_BUNDLE,
+    mcp: options.mcp,
+    ...(options.commerce ? { commerce: options.commerce } : {}),
+  });
   return { ...started, config, model, taskQueue, pool: options.pool };
 }
 

@@ -1,4 +1,6 @@
 import type { Pool } from 'pg';
+import { demoCommerce } from '../../commerce/demo';
+import type { Commerce } from '../../commerce/shop';
 import { failuresForTemporal } from '../failures';
 import { createOrderTools } from './orders';
 import { createPaymentTools } from './payments';
@@ -9,16 +11,19 @@ import { createTrackingTools } from './tracking';
 
 /**
  * The investigation tools that read and write the shop's records, each an activity named after
- * its tool, plus recordRefundDecision (the workflow's, not the model's). Every query runs under
- * row-level security for the customer in the call's context, never one named in the input.
+ * its tool, plus recordRefundDecision (the workflow's, not the model's). Every read goes through
+ * the commerce port (the demo shop over `pool` unless another is wired) for the customer in the
+ * call's context, never one named in the input; casework's own trail is read and written under
+ * row-level security for that customer.
  */
-export function createToolActivities(deps: { pool: Pool }) {
+export function createToolActivities(deps: { pool: Pool; commerce?: Commerce }) {
+  const wired = { pool: deps.pool, commerce: deps.commerce ?? demoCommerce(deps.pool) };
   return failuresForTemporal({
-    ...createOrderTools(deps),
-    ...createTrackingTools(deps),
-    ...createTicketTools(deps),
-    ...createPaymentTools(deps),
-    ...createPolicyTools(deps),
-    ...createRefundTools(deps),
+    ...createOrderTools(wired),
+    ...createTrackingTools(wired),
+    ...createTicketTools(wired),
+    ...createPaymentTools(wired),
+    ...createPolicyTools(wired),
+    ...createRefundTools(wired),
   });
 }

@@ -1,12 +1,9 @@
-import type { Pool, PoolClient } from 'pg';
-import { z } from 'zod';
+import type { Commerce, PolicySource, ShopPolicy } from '../../commerce/shop';
 import { ToolError } from '../../schemas/tool-call';
 import { defineTool } from './define';
-import { withCustomer } from '../../db/pool';
 
-const PolicyRow = z.object({ topic: z.string(), title: z.string(), body: z.string(), keywords: z.array(z.string()) });
 /** One policy as lookup_policy reads it. */
-export type PolicyRow = z.infer<typeof PolicyRow>;
+export type PolicyRow = ShopPolicy;
 
 /** lookup_policy's result: the one best-matching policy, in full. */
 export interface PolicyResult {
@@ -59,9 +56,8 @@ export function bestPolicy(query: string, policies: readonly PolicyRow[]): Polic
 }
 
 /** lookup_policy: the best match for a situation; a ToolError naming every topic when none matches. */
-export async function lookupPolicy(client: PoolClient, query: string): Promise<PolicyResult> {
-  const { rows } = await client.query('SELECT topic, title, body, keywords FROM policies ORDER BY topic');
-  const policies = rows.map((row) => PolicyRow.parse(row));
+export async function lookupPolicy(source: PolicySource, query: string): Promise<PolicyResult> {
+  const policies = await source.policies();
   const match = bestPolicy(query, policies);
   if (!match) {
     const topics = policies.map((p) => `"${p.title}"`).join(', ');
@@ -70,9 +66,9 @@ export async function lookupPolicy(client: PoolClient, query: string): Promise<P
   return { topic: match.topic, title: match.title, text: match.body };
 }
 
-/** lookup_policy over one pool. Policies are not customer data, but the read still runs in the customer's scope. */
-export function createPolicyTools(deps: { pool: Pool }) {
+/** lookup_policy, read through the shop's policy source. */
+export function createPolicyTools(deps: { commerce: Commerce }) {
   return {
-    lookup_policy: defineTool('lookup_policy', ({ topic }, context) => withCustomer(deps.pool, context.customerId, (client) => lookupPolicy(client, topic))),
+    lookup_policy: defineTool('lookup_policy', ({ topic }) => lookupPolicy(deps.commerce.policies, topic)),
   };
 }

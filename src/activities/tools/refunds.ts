@@ -5,15 +5,21 @@ import { z } from 'zod';
 import { formatMoney } from '../../context/money';
 import { ToolError, type ToolContext } from '../../schemas/tool-call';
 import { defineTool, defineTypedTool } from './define';
-import { readPayments } from './payments';
+import { readPayments, readProviderView } from './payments';
+import { payoutCharge, payoutKey, payoutReason, providerRefusal, sendPayout } from './payout';
 import { withCustomer } from '../../db/pool';
 import { isLedgerRefusal, lockOrderLedger, readOrderLedger } from '../../db/ledger';
+import { payoutOf, startPayout, type PayoutRow } from '../../db/payouts';
+import { recordProviderReport } from '../../db/provider-report';
+import type { ProviderPayments } from '../../commerce/payment-provider';
+import type { Commerce, ShopOrder } from '../../commerce/shop';
 import { CHARGE_KINDS, LEDGER_REFUSAL, ledgerProblem, overlappingRequests, type LedgerCharge, type OrderLedger, type RefundKind } from '../../context/ledger';
 import { isoTimestamp } from '../../db/rows';
 import { describeIssues } from '../../schemas/issues';
 
 // The refund trail: request_refund asks, a human decides (recordRefundDecision, called by the
-// workflow), issue_refund pays. Each step is idempotent on a natural key, and the database
+// workflow), issue_refund reserves the refund in the ledger and pays it through the payment
+// provider (payout.ts). Each step is idempotent on a natural key, and the database
 // refuses a refund without an approval (refunds.approval_id must name one; a denial has none)
 // and any refund past the order's money ledger (migrations/024_order_ledger.sql).
 
@@ -163,13 +169,15 @@ export async function requestRefund(
   client: PoolClient,
   context: ToolContext,
   input: { order_id: string; amount_cents: number; reason: string; kind?: RefundKind; charge_id?: string },
+  view: { order: ShopOrder; report: ProviderPayments; provider: string },
 ): Promise<RefundRequestResult> {
   const { customerId } = context;
   await lockOrderRefunds(client, customerId, input.order_id);
   const earlier = await requestByToolUse(client, customerId, context);
   if (earlier) return shapeRequest(earlier, await orderCurrency(client, customerId, earlier.order_id), await ledgerOf(client, customerId, earlier.order_id));
 
-  const payments = await readPayments(client, customerId, input.order_id);
+  await recordProviderReport(client, customerId, input.order_id, view.provider, view.report);
+  const payments = await readPayments(client, customerId, view.order, view.report);
   const open = await openRequests(client, customerId, input.order_id);
   const reserved = open.reduce((n, r) => n + r.amount_cents, 0);
   const available = Math.max(0, payments.refundable_cents - reserved);
@@ -322,14 +330,37 @@ async function markRefused(client: PoolClient, customerId: string, requestId: st
   return { status: 'refused', request_id: requestId, reason };
 }
 
+/** A refund reserved in the ledger and its payout (absent for refunds paid before payouts were recorded). */
+export interface ReservedRefund {
+  refund: IssuedRefund;
+  approvalId: string;
+  payout: PayoutRow | undefined;
+}
+
+/** The amounts of the order's payouts asked for and not yet answered, by charge. */
+async function sendingPayouts(client: PoolClient, customerId: string, orderId: string): Promise<{ charge_id: string; amount_cents: number }[]> {
+  const { rows } = await client.query(
+    `SELECT o.charge_id, f.amount_cents FROM refund_payouts o JOIN refunds f ON f.refund_id = o.refund_id
+      WHERE f.customer_id = $1 AND f.order_id = $2 AND o.status = 'sending'`,
+    [customerId, orderId],
+  );
+  return rows as { charge_id: string; amount_cents: number }[];
+}
+
 /**
- * issue_refund: pays a request only when code has recorded a human approval for it, once per
- * approval (a retry returns the same refund), and only when the order's ledger can honour it
- * (checked here under the order's lock, and again by the database's trigger). A ledger
- * refusal marks the request refused and is answered, not thrown: the refusal is committed.
- * Anything else is a ToolError saying why.
+ * issue_refund's first half, in one transaction: reserves the refund only when code has recorded
+ * a human approval for it, once per approval (a retry finds the same refund and payout), and only
+ * when the order's ledger, with the provider's report just recorded, can honour it (checked here
+ * under the order's lock, and again by the database's trigger). The payout is recorded with it
+ * ('sending', its charge and idempotency key fixed). A ledger refusal marks the request refused
+ * and is answered, not thrown: the refusal is committed. Anything else is a ToolError saying why.
  */
-export async function issueRefund(client: PoolClient, customerId: string, requestId: string): Promise<IssuedRefund | RefusedRefund> {
+export async function reserveRefund(
+  client: PoolClient,
+  customerId: string,
+  requestId: string,
+  provider: { name: string; report: ProviderPayments },
+): Promise<ReservedRefund | RefusedRefund> {
   const request = await requestById(client, customerId, requestId);
   if (!request) throw new ToolError(`No refund request ${requestId} on this customer's account.`);
   await lockOrderRefunds(client, customerId, request.order_id);
@@ -345,20 +376,28 @@ export async function issueRefund(client: PoolClient, customerId: string, reques
         'Tell the customer honestly and offer the next step.',
     );
   }
-  const already = await refundForApproval(client, customerId, decision.approval_id);
-  if (already) return already;
+  const approvalId = decision.approval_id;
+  const already = await refundForApproval(client, customerId, approvalId);
+  if (already) return { refund: already, approvalId, payout: await payoutOf(client, already.refund_id) };
   if (request.status === 'refused')
     return { status: 'refused', request_id: requestId, reason: `${LEDGER_REFUSAL}refund request ${requestId} was already refused; nothing was paid.` };
 
+  await recordProviderReport(client, customerId, request.order_id, provider.name, provider.report);
   const ledger = await ledgerOf(client, customerId, request.order_id);
   const problem = ledgerProblem(ledger, { request_id: requestId, amount_cents: request.amount_cents, kind: request.kind, charge_id: request.charge_id });
   if (problem) return markRefused(client, customerId, requestId, `${LEDGER_REFUSAL}${problem}; nothing was paid.`);
+  const chargeId = payoutCharge(request, provider.report, await sendingPayouts(client, customerId, request.order_id));
+  if (!chargeId) {
+    const m = formatMoney(request.amount_cents, ledger.currency);
+    throw new ToolError(providerRefusal(requestId, `no one captured charge of order ${request.order_id} has ${m} left to refund, and a refund reverses one charge`));
+  }
+  const refundId = stableId('rfd', approvalId);
   await client.query('SAVEPOINT ledger_check');
   try {
     await client.query(
       `INSERT INTO refunds (refund_id, customer_id, approval_id, request_id, order_id, amount_cents)
        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (approval_id) DO NOTHING`,
-      [stableId('rfd', decision.approval_id), customerId, decision.approval_id, requestId, request.order_id, request.amount_cents],
+      [refundId, customerId, approvalId, requestId, request.order_id, request.amount_cents],
     );
   } catch (error) {
     if (!isLedgerRefusal(error)) throw error;
@@ -366,16 +405,47 @@ export async function issueRefund(client: PoolClient, customerId: string, reques
     await client.query('ROLLBACK TO SAVEPOINT ledger_check');
     return markRefused(client, customerId, requestId, `${LEDGER_REFUSAL}${error.message}; nothing was paid.`);
   }
+  const payout = await startPayout(client, customerId, {
+    refund_id: refundId,
+    provider: provider.name,
+    idempotency_key: payoutKey(approvalId),
+    charge_id: chargeId,
+    reason: payoutReason(request.kind),
+  });
   await client.query(`UPDATE refund_requests SET status = 'refunded' WHERE customer_id = $1 AND request_id = $2`, [customerId, requestId]);
-  return (await refundForApproval(client, customerId, decision.approval_id))!;
+  return { refund: (await refundForApproval(client, customerId, approvalId))!, approvalId, payout };
 }
 
-/** request_refund, issue_refund and the workflow's recordRefundDecision over one pool. */
-export function createRefundTools(deps: { pool: Pool }) {
+/**
+ * issue_refund: reserves the refund (reserveRefund), then pays it through the payment provider
+ * with the approval's idempotency key and records the answer (sendPayout). A retry after any
+ * failure finds the reservation and sends the same request again; the provider makes one refund.
+ * Answers the refund with the order's ledger after it, or the ledger's refusal.
+ */
+export async function issueRefund(deps: { pool: Pool; commerce: Commerce }, customerId: string, requestId: string): Promise<IssuedRefund | RefusedRefund> {
+  const { payments } = deps.commerce;
+  const request = await withCustomer(deps.pool, customerId, (client) => requestById(client, customerId, requestId));
+  if (!request) throw new ToolError(`No refund request ${requestId} on this customer's account.`);
+  const report = await payments.paymentsOf(customerId, request.order_id);
+  const reserved = await withCustomer(deps.pool, customerId, (client) => reserveRefund(client, customerId, requestId, { name: payments.name, report }));
+  if ('status' in reserved) return reserved;
+  const { refund, payout } = reserved;
+  if (payout?.status === 'refused') throw new ToolError(providerRefusal(requestId, payout.failure_reason ?? 'refused'));
+  if (!payout || payout.status !== 'sending') return refund;
+  await sendPayout({ pool: deps.pool, payments }, customerId, refund, payout, reserved.approvalId);
+  return withCustomer(deps.pool, customerId, async (client) => ({ ...refund, ledger: await ledgerOf(client, customerId, refund.order_id) }));
+}
+
+/** request_refund, issue_refund and the workflow's recordRefundDecision over the pool and the shop's systems. */
+export function createRefundTools(deps: { pool: Pool; commerce: Commerce }) {
+  const { payments } = deps.commerce;
   return {
-    request_refund: defineTypedTool('request_refund', (input, context) => withCustomer(deps.pool, context.customerId, (client) => requestRefund(client, context, input))),
+    request_refund: defineTypedTool('request_refund', async (input, context) => {
+      const view = await readProviderView(deps.commerce, context.customerId, input.order_id);
+      return withCustomer(deps.pool, context.customerId, (client) => requestRefund(client, context, input, { ...view, provider: payments.name }));
+    }),
     issue_refund: defineTool('issue_refund', async ({ request_id }, context) => {
-      const paid = await withCustomer(deps.pool, context.customerId, (client) => issueRefund(client, context.customerId, request_id));
+      const paid = await issueRefund(deps, context.customerId, request_id);
       // Thrown after the commit: the request stays marked refused, and the caller reads why.
       if (paid.status === 'refused') throw new ToolError(paid.reason);
       return paid;

@@ -1,9 +1,6 @@
-import type { Pool, PoolClient } from 'pg';
-import { z } from 'zod';
+import type { Commerce, TicketSource } from '../../commerce/shop';
 import { defineTool } from './define';
-import { withCustomer } from '../../db/pool';
 import { excerpt } from '../../context/excerpt';
-import { firstRow, isoTimestamp } from '../../db/rows';
 import { pageWindow } from './shape';
 
 /** Earlier tickets per page; review_tickets reads them all when a question needs every one. */
@@ -11,15 +8,6 @@ export const TICKETS_PAGE_SIZE = 5;
 
 /** Characters of each ticket's excerpt: the customer's own words, not the quoted thread. */
 export const TICKET_EXCERPT_CHARS = 200;
-
-const TicketRow = z.object({
-  ticket_id: z.string(),
-  opened_at: isoTimestamp,
-  status: z.string(),
-  order_id: z.string().nullable(),
-  subject: z.string(),
-  body: z.string(),
-});
 
 /** get_earlier_tickets' result. */
 export interface TicketsResult {
@@ -43,36 +31,26 @@ export function customerWords(body: string): string {
 }
 
 /** get_earlier_tickets: page `page` of the customer's earlier tickets, newest first, each with an excerpt. */
-export async function readTickets(client: PoolClient, customerId: string, page: number): Promise<TicketsResult> {
-  const counted = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM support_tickets WHERE customer_id = $1', [customerId]);
-  const window = pageWindow(firstRow(counted.rows, 'count of tickets').n, page, TICKETS_PAGE_SIZE, 'tickets');
-  const { rows } = await client.query(
-    `SELECT ticket_id, opened_at, status, order_id, subject, body FROM support_tickets
-      WHERE customer_id = $1 ORDER BY opened_at DESC, ticket_id DESC LIMIT $2 OFFSET $3`,
-    [customerId, window.limit, window.offset],
-  );
+export async function readTickets(tickets: TicketSource, customerId: string, page: number): Promise<TicketsResult> {
+  const read = await tickets.earlierTickets(customerId, { offset: (page - 1) * TICKETS_PAGE_SIZE, limit: TICKETS_PAGE_SIZE });
+  const window = pageWindow(read.total, page, TICKETS_PAGE_SIZE, 'tickets');
   return {
-    tickets: rows.map((raw) => {
-      const t = TicketRow.parse(raw);
-      return {
-        ticket_id: t.ticket_id,
-        opened_at: t.opened_at,
-        status: t.status,
-        order_id: t.order_id,
-        subject: t.subject,
-        excerpt: excerpt(customerWords(t.body), TICKET_EXCERPT_CHARS),
-      };
-    }),
+    tickets: read.items.slice(0, TICKETS_PAGE_SIZE).map((t) => ({
+      ticket_id: t.ticketId,
+      opened_at: t.openedAt,
+      status: t.status,
+      order_id: t.orderId,
+      subject: t.subject,
+      excerpt: excerpt(customerWords(t.body), TICKET_EXCERPT_CHARS),
+    })),
     showing: window.showing,
     next_page: window.next_page,
   };
 }
 
-/** get_earlier_tickets over one pool. */
-export function createTicketTools(deps: { pool: Pool }) {
+/** get_earlier_tickets, read through the shop's ticket source. */
+export function createTicketTools(deps: { commerce: Commerce }) {
   return {
-    get_earlier_tickets: defineTool('get_earlier_tickets', ({ page }, context) =>
-      withCustomer(deps.pool, context.customerId, (client) => readTickets(client, context.customerId, page)),
-    ),
+    get_earlier_tickets: defineTool('get_earlier_tickets', ({ page }, context) => readTickets(deps.commerce.tickets, context.customerId, page)),
   };
 }

@@ -26,7 +26,7 @@ export function createShopifyPaymentProvider(settings: ShopifySettings, graphql:
 
   return {
     name: 'shopify',
-    async paymentsOf(orderId) {
+    async paymentsOf(_customerId, orderId) {
       const id = await orderGid(orderId);
       if (!id) return { charges: [], refunds: [] };
       const { order } = await graphql<{ order: ShopifyPaymentsNode | null }>(ORDER_PAYMENTS, { id });

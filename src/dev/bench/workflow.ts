@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { createBulkReadActivities } from '../../activities/bulk-read';
+import { demoTickets } from '../../commerce/demo';
 import { stepTable, totalsLine } from '../../client/format';
 import { decideRefund, deliverAndWait, waitUntilSettled } from '../../client/investigations';
 import type { Config } from '../../config';
@@ -65,7 +66,7 @@ export async function runWorkflowBench(config: Config, options: { out: Out; json
   try {
     const tag = `bench${Date.now().toString(36)}`;
     const dispute = await runToReply(stack.client, stack.db.app, longConfig, exampleEvent('dana-5102', tag));
-    const review = await createBulkReadActivities({ pool: stack.db.app, model: stack.model }).review_tickets({
+    const review = await createBulkReadActivities({ tickets: demoTickets(stack.db.app), model: stack.model }).review_tickets({
       name: 'review_tickets',
       input: { question: 'Which earlier tickets mention a parcel marked delivered that never arrived?' },
       context: { customerId: DEMO.customers.dana, ticketId: 'bench', workflowId: 'bench', toolUseId: `bench-${tag}` },

@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import type { Config } from '../../config';
+import { BadInputError } from '../../errors';
+import { mirrorDemoPayments, startStandinPayments } from './stand-in-payments';
 import { money, stepTable, totalsLine, workflowUrl } from '../../client/format';
 import { decideRefund, deliverAndWait, readStatus, waitUntilSettled } from '../../client/investigations';
 import { startLocalStack } from '../env/stack';
@@ -131,8 +133,15 @@ function closeTicket(c: Conversation, event: TicketEvent): Promise<Investigation
  * and the web-UI link; then Priya's two conversations, the second opening "same problem as
  * last time". With `keepRunning`, waits for Ctrl-C so the web UI stays up.
  */
-export async function runDemo(config: Config, out: Out, options: { keepRunning?: boolean } = {}): Promise<{ dispute: InvestigationStatus; priya: InvestigationStatus[] }> {
+export async function runDemo(
+  config: Config,
+  out: Out,
+  options: { keepRunning?: boolean; shop?: DemoShop } = {},
+): Promise<{ dispute: InvestigationStatus; priya: InvestigationStatus[] }> {
   const started = Date.now();
+  // With the stand-ins, the payment provider is the Stripe stand-in, filled from the demo shop's records once they are seeded.
+  const payments = options.shop === 'stand-in' ? await startStandinPayments() : undefined;
+  config = { ...config, ...payments?.config };
   out('casework demo: starting the Temporal dev server, an embedded Postgres and a worker...');
   // The worker's info logs would drown the step table; CASEWORK_LOG_LEVEL=info shows them.
   const quiet = { ...config, CASEWORK_LOG_LEVEL: process.env.CASEWORK_LOG_LEVEL ? config.CASEWORK_LOG_LEVEL : ('warn' as const) };
@@ -150,6 +159,7 @@ export async function runDemo(config: Config, out: Out, options: { keepRunning?:
   };
   const stack = await startLocalStack(deskConfig, { inMemoryDb: true }).catch(async (error: unknown) => {
     await standin.close();
+    await payments?.standin.close();
     throw error;
   });
   let server: RunningServer | undefined;
@@ -157,6 +167,12 @@ export async function runDemo(config: Config, out: Out, options: { keepRunning?:
     server = await startServer({ client: stack.client, pool: stack.db.app, config: { ...deskConfig, CASEWORK_HTTP_OPEN: 'true' }, log: jsonLog(deskConfig, out) }, 0);
     out(`  Temporal ${stack.config.TEMPORAL_ADDRESS} (web UI ${stack.server.uiUrl}${stack.server.startedHere ? '' : ', already running'}); Postgres: embedded, in memory`);
     out(`  model: ${stack.model.label}`);
+    if (payments) {
+      const copied = await mirrorDemoPayments(stack.db.admin, payments.standin);
+      out(
+        `  payments: a Stripe stand-in (a test double, not Stripe) at ${payments.standin.url}, holding the demo shop's ${copied.charges} captured charges and ${copied.refunds} refunds`,
+      );
+    }
     const c: Conversation = { client: stack.client, pool: stack.db.app, config, out };
     out(`  desk: a Zendesk stand-in (a test double, not Zendesk) at ${standin.url}; casework's HTTP server at ${server.url}`);
 
@@ -195,5 +211,18 @@ export async function runDemo(config: Config, out: Out, options: { keepRunning?:
     await server?.close(0);
     await stack.stop();
     await standin.close();
+    await payments?.standin.close();
   }
+}
+
+/** Where the demo's shop systems are: the demo shop itself, or stand-ins of the providers' APIs (`--shop stand-in`). */
+export type DemoShop = 'demo' | 'stand-in';
+
+/** Reads `--shop demo|stand-in` from the demo's arguments; anything else is a BadInputError naming it. */
+export function demoShopOf(args: readonly string[]): DemoShop {
+  const at = args.findIndex((a) => a === '--shop' || a.startsWith('--shop='));
+  if (at === -1) return 'demo';
+  const value = args[at]!.includes('=') ? args[at]!.split('=')[1] : args[at + 1];
+  if (value === 'demo' || value === 'stand-in') return value;
+  throw new BadInputError(`--shop: "${value ?? ''}" is not one of demo, stand-in`);
 }
