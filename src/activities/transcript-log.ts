@@ -14,7 +14,7 @@ import type { AgentNotes } from '../schemas/investigation';
 import type { CaseNotes } from '../schemas/case-notes';
 import type { ModelReply, TokenUsage } from '../schemas/model';
 import type { ToolCall, ToolOutcome } from '../schemas/tool-call';
-import { toolDefinitions } from '../schemas/tool-specs';
+import { TOOL_DEFINITIONS } from '../schemas/tool-definitions';
 import type { CompactionPlan, LayoutMessage, LogEntry, LoggedOutcome, StepPlan } from '../schemas/transcript-log';
 import { createCompactionActivities } from './compaction';
 import { failuresForTemporal } from './failures';
@@ -25,8 +25,6 @@ import { writePatiently } from './patient-write';
 // step's plan and read the messages from the transcript log; a tool activity writes its own
 // result there and returns a preview. The request is built by the same pure buildContext the
 // workflow used to run, so the model sees exactly what it saw before.
-
-const TOOLS = toolDefinitions();
 
 function need(log: TranscriptLog | undefined): TranscriptLog {
   if (!log) throw new BadInputError('this worker has no transcript log (createActivities needs transcriptLog): history-by-reference steps cannot run on it');
@@ -105,7 +103,7 @@ async function askModel(deps: { model: Model }, log: TranscriptLog, workflowId: 
   const bodyAt = (seq: number | null) => (seq === null ? null : (entries.get(seq)?.body ?? null));
   const built = buildContext({
     system: SYSTEM_PROMPT,
-    tools: TOOLS,
+    tools: TOOL_DEFINITIONS,
     messages: messagesOfLayout(layout, entries),
     clearedIds: clearedIdsOf(plan, entries),
     memoryBlock: bodyAt(plan.context.memory) as string | null,

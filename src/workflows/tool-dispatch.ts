@@ -1,16 +1,17 @@
 import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workflow';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { applyNotesUpdate, renderNotes } from '../context/agent-notes';
-import { describeIssues } from '../schemas/issues';
+import { notesUpdateOf, notesUpdateProblems } from '../schemas/notes-update';
 import type { CarriedState } from '../schemas/investigation';
 import type { ToolCall, ToolOutcome } from '../schemas/tool-call';
-import { isToolName, TOOL_SPECS, toolDefinitions, type ToolName } from '../schemas/tool-specs';
+import { isOfferedTool, TOOL_DEFINITIONS } from '../schemas/tool-definitions';
+import type { ToolName } from '../schemas/tool-specs';
 import { requestRefund } from './refund-approval';
 import type { Run } from './state';
 import { isLocalActivityFailure } from './activities';
 
-/** The tool definitions the model is offered, identical on every call. */
-export const TOOLS = toolDefinitions();
+/** The tool definitions the model is offered, identical on every call (generated at build time: no schema is built per run). */
+export const TOOLS = TOOL_DEFINITIONS;
 const TOOL_NAMES = TOOLS.map((t) => t.name).join(', ');
 
 /** Tools that are plain activities: everything but the workflow's own notes (runs: 'workflow') and request_refund. */
@@ -100,9 +101,10 @@ function outcomeOfFailure(name: string, cause: Error | undefined, fallback: stri
 /** read_notes and write_notes: the agent's notes live in the workflow, outside the context. */
 function runNotesTool(s: CarriedState, use: ToolUseBlock): ToolOutcome {
   if (use.name === 'read_notes') return { is_error: false, content: renderNotes(s.agentNotes) };
-  const parsed = TOOL_SPECS.write_notes.input.safeParse(use.input ?? {});
-  if (!parsed.success) return { is_error: true, content: `Invalid input for write_notes: ${describeIssues(parsed.error)}` };
-  s.agentNotes = applyNotesUpdate(s.agentNotes, parsed.data);
+  const input = use.input ?? {};
+  const problems = notesUpdateProblems(input);
+  if (problems.length) return { is_error: true, content: `Invalid input for write_notes: ${problems.join('; ')}` };
+  s.agentNotes = applyNotesUpdate(s.agentNotes, notesUpdateOf(input as Record<string, unknown>));
   return { is_error: false, content: `Notes saved.\n${renderNotes(s.agentNotes)}` };
 }
 
@@ -117,7 +119,7 @@ function withLogTarget(call: ToolCall, logSeq: number | undefined): ToolCall {
  * that failed after its retries becomes one too, so the conversation goes on.
  */
 export async function runTool(run: Run, use: ToolUseBlock, options: { local?: boolean; logSeq?: number } = {}): Promise<DispatchOutcome> {
-  if (!isToolName(use.name)) {
+  if (!isOfferedTool(use.name)) {
     return { is_error: true, content: `Unknown tool "${use.name}". Available tools: ${TOOL_NAMES}.` };
   }
   const name = use.name;
