@@ -7,7 +7,7 @@ import { liveTail } from './context-step';
 import { compactionPlan, notesLogged, written } from './by-reference';
 import { flushDeskPosts, queueNote } from './desk-posts';
 import { publish, type Run } from './state';
-import { failureText } from './turn';
+import { failureText, isModelCallFailure } from './turn';
 
 // Closing a case: the rest of the conversation summarised into case notes and the outcome
 // recorded in the customer's memory. A case that cannot be recorded waits for a person.
@@ -63,7 +63,7 @@ async function recordOutcome(run: Run): Promise<void> {
       notesLogged(s, plan, s.caseNotes);
     } else if (rest.length > 0) s.caseNotes = (await acts.compactConversation({ messages: rest, previous: s.caseNotes })).notes;
   } catch (error) {
-    if (!(error instanceof ActivityFailure)) throw error;
+    if (!isModelCallFailure(run, error)) throw error;
     log.warn('the rest of the conversation could not be summarised; the case is recorded from the notes so far', { error: failureText(error) });
   }
   const notes = s.caseNotes;

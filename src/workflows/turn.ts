@@ -14,6 +14,7 @@ import { queueNote, queueReply } from './desk-posts';
 import { handOff } from './hand-off';
 import { publish, type Run } from './state';
 import { runTools } from './tool-dispatch';
+import { isLocalActivityFailure } from './activities';
 import { appendLoggedReply, recordStepByReference, reserveResult, resultBlock, skipAfterFailedCall, stepPlan } from './by-reference';
 import type { StepPlan } from '../schemas/transcript-log';
 
@@ -30,8 +31,13 @@ const MAX_EMPTY_REPLIES = 2;
 /** Context events of one step, in the order they happened; undefined when none. */
 const joinEvents = (...events: (string | null | undefined)[]) => events.filter((e): e is string => Boolean(e)).join('; ') || undefined;
 
-/** Why an activity failed: the failure's own words, for operators (never the customer). */
-export const failureText = (error: ActivityFailure) => (error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : error.message);
+/** Why an activity failed: the failure's own words, for operators (never the customer). A local activity's last attempt rejects with its own failure. */
+export const failureText = (error: Error) =>
+  error instanceof ActivityFailure ? (error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : error.message) : `${error.name}: ${error.message}`;
+
+/** True for the failure a model call (remote, or local under settings.localModelCalls) rejects with once its retries are spent. */
+export const isModelCallFailure = (run: Run, error: unknown): error is Error =>
+  error instanceof ActivityFailure || (run.settings.localModelCalls === true && isLocalActivityFailure(error));
 
 /** One model call on the lean context; the reply joins the transcript. Null when a person must take over. */
 export async function modelStep(run: Run): Promise<ModelReply | null> {
@@ -79,7 +85,7 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
     s.contextEventDue = null;
     return reply;
   } catch (error) {
-    if (!(error instanceof ActivityFailure)) throw error;
+    if (!isModelCallFailure(run, error)) throw error;
     if (plan) skipAfterFailedCall(s, plan);
     handOff(run, 'model_failed', `the model could not be asked: ${failureText(error)}`);
     return null;
