@@ -1,4 +1,5 @@
-import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workflow';
+import { deprecatePatch, ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { RETIRED_PATCHES } from './retired-patches';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { applyNotesUpdate, renderNotes } from '../context/agent-notes';
 import { notesUpdateOf, notesUpdateProblems } from '../schemas/notes-update';
@@ -16,13 +17,6 @@ const TOOL_NAMES = TOOLS.map((t) => t.name).join(', ');
 
 /** Tools that are plain activities: everything but the workflow's own notes (runs: 'workflow') and request_refund. */
 type ActivityToolName = Exclude<ToolName, 'read_notes' | 'write_notes' | 'request_refund'>;
-
-/**
- * From this patch on, the read-only shop tools run as local activities and the read-only
- * calls of one reply run side by side. Histories recorded before it replay as they ran: every
- * tool a remote activity, one after another.
- */
-export const LOCAL_READ_TOOLS_PATCH = 'local-read-tools';
 
 /**
  * Tools that only read the shop's own records in Postgres and answer in milliseconds: run as
@@ -139,17 +133,17 @@ export async function runTool(run: Run, use: ToolUseBlock, options: { local?: bo
 }
 
 /**
- * Runs one reply's tool calls and returns their outcomes in the reply's order. Under
- * LOCAL_READ_TOOLS_PATCH (unless the run's settings say localReadTools: false) read-only
- * tools run as local activities and consecutive read-only calls side by side; otherwise, as
- * before the patch, every call is a remote activity and each waits for the one before.
+ * Runs one reply's tool calls and returns their outcomes in the reply's order: read-only tools
+ * as local activities and consecutive read-only calls side by side, unless the run's settings
+ * say localReadTools: false (then every call is a remote activity, each after the one before).
  */
 export async function runTools(run: Run, uses: readonly ToolUseBlock[], logSeqs: readonly (number | undefined)[] = []): Promise<DispatchOutcome[]> {
   const outcomes: DispatchOutcome[] = [];
-  if (run.settings.localReadTools === false || !patched(LOCAL_READ_TOOLS_PATCH)) {
+  if (run.settings.localReadTools === false) {
     for (const [i, use] of uses.entries()) outcomes.push(await runTool(run, use, { logSeq: logSeqs[i] }));
     return outcomes;
   }
+  deprecatePatch(RETIRED_PATCHES.localReadTools);
   for (const group of sideBySideGroups(uses)) {
     const start = outcomes.length;
     outcomes.push(...(await Promise.all(group.map((use, j) => runTool(run, use, { local: true, logSeq: logSeqs[start + j] })))));

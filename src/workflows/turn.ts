@@ -1,4 +1,5 @@
-import { ActivityFailure, patched } from '@temporalio/workflow';
+import { deprecatePatch, ActivityFailure } from '@temporalio/workflow';
+import { RETIRED_PATCHES } from './retired-patches';
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { costOf } from '../context/accounting';
 import { contextManagementEdits } from '../context/clearing';
@@ -21,9 +22,6 @@ import type { StepPlan } from '../schemas/transcript-log';
 // One step of the conversation: the model call on the lean context, and what its reply leads
 // to (tools, a continuation, the end of the turn, a hand-over). The loop in investigation.ts
 // decides when a step is due.
-
-/** The patch that checks each reply for internal details before the customer sees it; runs from before replay without it. */
-export const PUBLIC_REPLY_CHECK_PATCH = 'public-reply-check';
 
 /** Empty replies in a row a turn tolerates before a person takes over. */
 const MAX_EMPTY_REPLIES = 2;
@@ -133,8 +131,8 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
       return;
     case 'reply': {
       const leaks = publicReplyLeaks(plan.text);
-      // Runs from before the check (no marker) replay as they ran: their reply went out as written.
-      if (leaks.length && patched(PUBLIC_REPLY_CHECK_PATCH)) {
+      if (leaks.length) {
+        deprecatePatch(RETIRED_PATCHES.publicReplyCheck);
         const what = describeLeaks(leaks);
         queueNote(run, replyHeldNote({ what, text: plan.text }));
         handOff(run, 'reply_held', `a reply was held back because it showed the customer ${what}`);
