@@ -168,6 +168,8 @@ export const ConfigSchema = z.object({
   // ---- Support desks (src/desk/): webhooks in, replies and notes out. Secrets: set them from the environment.
   /** Desks casework talks to: "zendesk,intercom,freshdesk,webhook" (any of them; empty: none). Each listed desk needs its credentials below. */
   CASEWORK_DESKS: z.string().default(''),
+  /** MCP servers and the tools casework offers from them: a JSON file's path, or the JSON itself (docs/mcp.md). Unset: none. */
+  CASEWORK_MCP_SERVERS: z.string().optional(),
   /**
    * The delivery horizon, in seconds: the oldest signed webhook accepted (older ones are refused
    * as replays). Within it a replay is answered as a duplicate by the idempotency record, so it

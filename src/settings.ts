@@ -66,6 +66,8 @@ export function investigationSettings(config: Config): InvestigationSettings {
     ...(config.CASEWORK_CLEAR_EVERY === undefined && config.CASEWORK_CONTEXT_PEAK_TOKENS > 0
       ? { cacheSchedule: { peakTokens: config.CASEWORK_CONTEXT_PEAK_TOKENS, withinHourShare: config.CASEWORK_WAIT_WITHIN_HOUR_SHARE } }
       : {}),
+    // Only when set, so the settings of runs without MCP servers stay as they were.
+    ...(config.CASEWORK_MCP_SERVERS ? { mcpTools: true as const } : {}),
     // Runs started with the setting off (or before it existed) carry no flag and keep their transcript in the workflow.
     ...(config.CASEWORK_HISTORY_BY_REFERENCE === 'true' ? { historyByReference: true } : {}),
     ...(config.CASEWORK_LOCAL_MODEL_CALLS === 'true' ? { localModelCalls: true } : {}),

@@ -28,6 +28,8 @@ import { bodyCodecOf } from './temporal/codec/body-codec';
 import { TranscriptLog } from './db/transcript-log';
 import { deploymentOptions } from './temporal/deployment';
 import { HEALTH_DEADLINE_MS, postgresHealth } from './server/routes/health';
+import { connectMcpServers, type McpTools } from './commerce/mcp/client';
+import { mcpServerSettings } from './commerce/mcp/settings';
 
 /** Workflow interceptor modules (log attributes: customer, ticket, step; tracing of runs started traced); a prebuilt bundle must be built with them. */
 export const WORKFLOW_INTERCEPTOR_MODULES: string[] = [require.resolve('./observability/workflow-interceptors'), require.resolve('./observability/workflow-tracing')];
@@ -76,6 +78,8 @@ export interface WorkerDeps {
   desk?: Pick<DeskSettings, 'clients'>;
   /** How long a shutdown lets activities in flight finish before cancelling them; unset, the SDK's default (none). */
   shutdownGraceMs?: number;
+  /** The MCP servers connected at start (CASEWORK_MCP_SERVERS); unset, runs are offered no MCP tools. */
+  mcp?: McpTools;
 }
 
 /** Connects the worker's native connection, failing within seconds when Temporal is not there. */
@@ -122,6 +126,7 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
       embedder: deps.embedder,
       desk: { clients: desk.clients, observer: metrics.desk.observer, rateLimit: { maxWaitSeconds: config.CASEWORK_DESK_RATE_LIMIT_WAIT_SECONDS } },
       transcriptLog: new TranscriptLog(deps.pool, bodyCodecOf(codec)),
+      mcp: deps.mcp,
     }),
     sinks: tracingSinks(tracing),
     interceptors: {
@@ -241,9 +246,14 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
   // Before anything else: production mode without a payload key refuses to start, naming the variable.
   const keyring = loadKeyring(config);
   // Before any client or worker is made: they add their tracing interceptors only when it is on.
+  // A half-configured MCP server is a start error naming the field, before anything connects.
+  const mcpServers = mcpServerSettings(config);
   const tracing = startTracing(config, { serviceName: 'casework-worker' });
   const db = await untilAvailable('Postgres', () => openDatabase(config), budgetMs, log);
+  let mcp: McpTools | undefined;
   try {
+    // Connected once: the tools they offer are fixed for this worker, so every run's definitions (and the prompt cache) stay put.
+    if (mcpServers.length) mcp = await untilAvailable('the MCP servers', () => connectMcpServers(mcpServers), budgetMs, log);
     await untilAvailable('Postgres', () => migrate(db.admin), budgetMs, log);
     const model = selectModel(config);
     const embedder = selectEmbedder(config);
@@ -255,6 +265,7 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
         pool: db.app,
         model,
         embedder,
+        mcp,
         workflowBundlePath: config.CASEWORK_WORKFLOW_BUNDLE,
         shutdownGraceMs: config.CASEWORK_SHUTDOWN_GRACE_SECONDS * 1000,
       });
@@ -273,6 +284,7 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
         }
         log(
           `casework worker on task queue "${config.TEMPORAL_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS}; model: ${model.label}; embeddings: ${embedder?.label ?? 'off'}; ` +
+            (mcp ? `MCP tools: ${mcp.offers.tools.map((t) => `${t.name} (${t.kind})`).join(', ') || 'none'}; ` : '') +
             `payloads: encrypted with key ${keyring.current.id} (${keyring.source}), ${storeLine(payloadStoreFor(config, true))}` +
             (endpoint ? `; metrics: ${endpoint.url}/metrics` : '') +
             (tracing ? `; traces: ${config.OTEL_EXPORTER_OTLP_ENDPOINT}` : ''),
@@ -285,6 +297,7 @@ export async function runWorker(config: Config = loadConfig(), log: (line: strin
       await connection.close();
     }
   } finally {
+    await mcp?.close();
     await db.close();
     await tracing?.shutdown().catch(() => undefined);
   }

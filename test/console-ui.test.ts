@@ -7,16 +7,17 @@ import type { Database } from '../src/db/pool';
 import { showMemory } from '../src/memory/control';
 import { startServer, type RunningServer } from '../src/server/start';
 import { ARTIFACTS, launchChromium, skipWithoutChromium } from './support/chromium';
-import { clearingRun, pendingRefund, seedConsoleMemory, type PendingRefund } from './support/console-cases';
+import { clearingRun, pendingRefund, scriptedTicket, seedConsoleMemory, type PendingRefund } from './support/console-cases';
 import { openTestDatabase, unique } from './support/db';
-import { scriptedModel } from './support/scripted-model';
-import { settle } from './support/scripted-run';
+import { answer, calls, lastToolResults, scriptedModel, toolUse } from './support/scripted-model';
+import { deliver, settle } from './support/scripted-run';
 import { startTestWorker, type TestWorker } from './support/temporal';
 
 // The support console in a real browser (Debian's headless Chromium): a support lead signs in,
 // approves a refund from the inbox and sees the case continue, watches a card another person
 // decided get marked, reads a timeline whose chart has a point per step and visible clearing
-// marks; a support agent corrects and forgets a note. Screenshots go to test-artifacts/.
+// marks, and a case's conversation with a tool result expanded; a support agent corrects and
+// forgets a note. Screenshots go to test-artifacts/.
 
 const LEAD = 'ak_lead_browser_0123456789ab'; // approver:support-lead
 const SUPPORT = 'sk_support_browser_01234567'; // support
@@ -144,6 +145,52 @@ describe('the support console in Chromium', { skip: skipWithoutChromium }, () =>
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     assert.ok(overflow <= 1, `the page does not scroll sideways on a phone (${overflow}px)`);
     await shot(page, 'console-timeline-narrow.png');
+    await context.close();
+  });
+
+  test("a case page shows the conversation: the customer's words as text, and each tool result whole behind an expander", async () => {
+    const hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script> My parcel 5102 never came.';
+    const getOrder = toolUse('get_order', { order_id: '5102' });
+    const { event, id } = scriptedTicket(model, hostile, [calls(getOrder), answer('I have checked order 5102: it shows as delivered to the front door.')]);
+    await deliver(tw, model, event);
+    const orderResult = lastToolResults(model.requests(id, 'investigate')[1]!).find((r) => r.tool_use_id === getOrder.id)!.content;
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await signIn(context, LEAD);
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await page.getByRole('heading', { name: /Refunds awaiting approval/ }).waitFor();
+    await page.goto(`${server.url}/console/cases/${id}`);
+    const conversation = page.locator('[data-conversation]');
+    await conversation.waitFor();
+    assert.equal(await conversation.locator('[data-entry="customer"] .words').innerText(), hostile, "the customer's words, shown as text");
+    assert.equal(await conversation.locator('img').count(), 0, 'no element came from the message');
+    assert.match(await conversation.locator('[data-entry="reply"]').innerText(), /I have checked order 5102: it shows as delivered to the front door\./);
+
+    const call = conversation.locator(`#call-${getOrder.id}`);
+    assert.match(await call.locator('[data-sentence]').innerText(), /^Order 5102: delivered, placed \d{4}-\d\d-\d\d, total £112\.99/);
+    const raw = call.locator('details[data-raw-result] pre');
+    assert.equal(await raw.isVisible(), false, 'the raw result starts folded');
+    await call.locator('details[data-raw-result] summary').click();
+    await raw.waitFor({ state: 'visible' });
+    assert.equal(await raw.innerText(), orderResult, 'expanded, the whole result, word for word');
+    // The whole result is readable in place: the box grows to hold it (no inner scroll hides the end).
+    const box = await raw.evaluate((el) => ({ scroll: el.scrollHeight, client: el.clientHeight }));
+    assert.ok(box.scroll <= box.client + 1, `the expanded result is not cut off (${JSON.stringify(box)})`);
+    await conversation.screenshot({ path: join(ARTIFACTS, 'console-conversation.png') });
+
+    // The steps table links each call to its entry.
+    await page.locator(`a[href="#call-${getOrder.id}"]`).click();
+    assert.ok(page.url().endsWith(`#call-${getOrder.id}`));
+    assert.deepEqual(dialogs, [], 'no script from the message ran');
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(overflow <= 1, `the conversation does not scroll sideways on a phone (${overflow}px)`);
+    await conversation.screenshot({ path: join(ARTIFACTS, 'console-conversation-narrow.png') });
     await context.close();
   });
 

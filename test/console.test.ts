@@ -210,8 +210,17 @@ describe('the approvals inbox', () => {
     assert.match(card, /Reminder \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
     assert.match(card, /Auto-denied at \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
     assert.match(card, /Who may approve support-lead \(up to £10\.00\), duty-manager \(up to £2,000\.00\)/);
-    assert.match(card, /Tool results the agent used get_order\(order_id=5102\)/);
-    assert.ok(card.includes(flat(older.orderResult)), 'the tool result the agent saw is shown decoded, word for word');
+    assert.match(
+      card,
+      /Tool results the agent used get_order\(order_id=5102\) : Order 5102: delivered, placed \d{4}-\d\d-\d\d, total £112\.99, items: /,
+      'the evidence reads as the desk note says it',
+    );
+    const summaries = [...page.slice(first, second).matchAll(/<summary>([\s\S]*?)<\/summary>/g)].map((m) => visibleText(m[1]!));
+    assert.ok(
+      summaries.length > 0 && summaries.every((line) => !line.includes('{') && !line.endsWith('…')),
+      `each evidence line is a whole sentence, not JSON cut mid-way: ${summaries.join(' | ')}`,
+    );
+    assert.ok(card.includes(flat(older.orderResult)), 'the tool result the agent saw is shown decoded, word for word, a click away');
     assert.match(card, /Approve £7\.00/);
     // The order's ledger, read now, in the order's currency.
     assert.match(card, /Order 5102 ledger \(GBP, now\)/);
@@ -318,7 +327,11 @@ describe('a run kept by reference', () => {
     assert.ok(!card.includes(PREVIEW_CUT.trim()), 'no preview marks');
 
     const timeline = visibleText((await lead.get(`/console/cases/${run.id}`)).text);
-    assert.match(timeline, /get_order\(order_id=5102\) → \{"order_id":"5102"/, 'the step shows its tool call with the start of its whole result');
+    assert.match(
+      timeline,
+      /get_order\(order_id=5102\) → Order 5102: delivered, placed \d{4}-\d\d-\d\d, total £112\.99/,
+      'the step says what its tool call found, as the refund note does',
+    );
     assert.ok(!timeline.includes(PREVIEW_CUT.trim()), 'no preview marks on the timeline');
     assert.doesNotMatch(timeline, /cost with no clearing \(estimate\) unavailable/);
   });

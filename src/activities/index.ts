@@ -11,6 +11,8 @@ import { createModelActivities } from './model';
 import { createToolActivities } from './tools';
 import { createTranscriptActivities, withResultLogging } from './transcript-log';
 import type { TranscriptLog } from '../db/transcript-log';
+import type { McpTools } from '../commerce/mcp/client';
+import { createMcpActivities } from './mcp';
 
 /** What the activities need from the world; built once, in worker.ts. */
 export interface ActivityDeps {
@@ -24,6 +26,8 @@ export interface ActivityDeps {
   desk?: DeskActivityDeps;
   /** The transcript log (history by reference); unset, only the steps of runs recorded before it can run. */
   transcriptLog?: TranscriptLog;
+  /** The worker's MCP servers (CASEWORK_MCP_SERVERS); unset, runs are offered no MCP tools. */
+  mcp?: McpTools;
 }
 
 /** Every activity the Investigation workflow calls, keyed by activity name (tools by tool name). */
@@ -33,7 +37,8 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createModelActivities({ model }),
     ...withResultLogging(createToolActivities({ pool: deps.pool }), deps.transcriptLog),
-    ...createTranscriptActivities({ model, log: deps.transcriptLog }),
+    ...withResultLogging(createMcpActivities({ pool: deps.pool, mcp: deps.mcp }), deps.transcriptLog),
+    ...createTranscriptActivities({ model, log: deps.transcriptLog, mcp: deps.mcp }),
     ...createEvidenceActivities({ log: deps.transcriptLog }),
     ...createMemoryActivities({ pool: deps.pool, noteTtlMonths: deps.noteTtlMonths, embedder: deps.embedder, model }),
     ...createCompactionActivities({ model }),

@@ -20,6 +20,8 @@ import { createCompactionActivities } from './compaction';
 import { failuresForTemporal } from './failures';
 import { withHeartbeat } from './heartbeat';
 import { writePatiently } from './patient-write';
+import type { McpTools } from '../commerce/mcp/client';
+import { offeredDefinitions } from './mcp';
 
 // History by reference, the activities' half: the model and compaction activities receive the
 // step's plan and read the messages from the transcript log; a tool activity writes its own
@@ -96,14 +98,15 @@ async function keptAnswer<T>(log: TranscriptLog, call: ReturnType<typeof modelCa
  * Postgres blip while keeping it is waited out here, not by a retry that asks the model again;
  * when two attempts raced, the one kept first is returned.
  */
-async function askModel(deps: { model: Model }, log: TranscriptLog, workflowId: string, plan: StepPlan, call: ReplyKey | undefined): Promise<ModelReply> {
+async function askModel(deps: { model: Model; mcp?: McpTools }, log: TranscriptLog, workflowId: string, plan: StepPlan, call: ReplyKey | undefined): Promise<ModelReply> {
   const layout = layoutOf(plan);
   const refs = [plan.context.memory, plan.context.agentNotes, plan.context.caseNotes].filter((s): s is number => s !== null);
   const entries = await entriesOf(log, workflowId, plan.entries, [...layoutSeqs(layout), ...refs]);
   const bodyAt = (seq: number | null) => (seq === null ? null : (entries.get(seq)?.body ?? null));
   const built = buildContext({
     system: SYSTEM_PROMPT,
-    tools: TOOL_DEFINITIONS,
+    // A run offering MCP tools names their digest; the definitions are this worker's, checked against it.
+    tools: plan.mcp ? [...TOOL_DEFINITIONS, ...offeredDefinitions(deps.mcp, plan.mcp)] : TOOL_DEFINITIONS,
     messages: messagesOfLayout(layout, entries),
     clearedIds: clearedIdsOf(plan, entries),
     memoryBlock: bodyAt(plan.context.memory) as string | null,
@@ -138,7 +141,7 @@ async function summarise(
 }
 
 /** Builds the model step and compaction activities over the transcript log. */
-export function createTranscriptActivities(deps: { model: Model; log?: TranscriptLog }) {
+export function createTranscriptActivities(deps: { model: Model; log?: TranscriptLog; mcp?: McpTools }) {
   const { compactConversation } = createCompactionActivities({ model: deps.model });
   return failuresForTemporal({
     /**

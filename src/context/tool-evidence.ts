@@ -84,19 +84,27 @@ const SENTENCES: Record<string, (r: Json, currency?: string) => string> = {
   lookup_policy: policy,
 };
 
-/** One tool result as a line a person reads. `currency` is the order's, for results that give amounts without one. */
-export function evidenceLine(tool: string, content: string, currency?: string): string {
+/**
+ * One tool result as a sentence a person reads, whole (the console shows it in full beside the
+ * raw result). `currency` is the order's, for results that give amounts without one.
+ */
+export function toolSentence(tool: string, content: string, currency?: string): string {
   const flat = content.replace(/\s+/g, ' ').trim();
   let parsed: unknown;
   try {
     parsed = JSON.parse(content);
   } catch {
-    return clip(`${tool}: ${flat}`);
+    return `${tool}: ${flat}`;
   }
-  if (!isObject(parsed)) return clip(`${tool}: ${flat}`);
+  if (!isObject(parsed)) return `${tool}: ${flat}`;
   const sentence = SENTENCES[tool];
   const line = sentence ? sentence(parsed, currency) : `${tool}: ${fields(parsed)}`;
-  return clip(line.replace(/\s+/g, ' ').trim());
+  return line.replace(/\s+/g, ' ').trim();
+}
+
+/** One tool result as a line of the refund note: the sentence, cut at MAX_LINE (the note links to the whole transcript). */
+export function evidenceLine(tool: string, content: string, currency?: string): string {
+  return clip(toolSentence(tool, content, currency));
 }
 
 /** What the tools found this case, newest last, for the refund note's evidence. */

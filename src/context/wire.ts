@@ -51,3 +51,11 @@ export const DECISION_PREFIX = 'Refund decision, recorded by casework:\n';
 export function labelDecisionNote(json: string): string {
   return `${DECISION_PREFIX}${json}`;
 }
+
+/** The label on the note that tells the model a money-moving MCP call was decided (and, when approved, what it answered). */
+export const MCP_DECISION_PREFIX = 'Decision on a money-moving tool call, recorded by casework:\n';
+
+/** An MCP decision note as the transcript labels it. */
+export function labelMcpDecisionNote(json: string): string {
+  return `${MCP_DECISION_PREFIX}${json}`;
+}

@@ -1,3 +1,4 @@
+import type { McpOffers, McpPendingCall } from './mcp';
 import type { PostStatus } from './case-state';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { CaseNotes } from './case-notes';
@@ -80,6 +81,8 @@ export interface InvestigationSettings {
   localReadTools?: false;
   /** Clear by the cache-optimal schedule (src/context/cache-schedule-rule.ts) instead of every `clearEvery` steps; absent in runs started before it. */
   cacheSchedule?: CacheScheduleSettings;
+  /** True when the worker is configured with MCP servers (CASEWORK_MCP_SERVERS): the run records the MCP tools offered at its start. */
+  mcpTools?: true;
   /** True keeps the transcript in the transcript log and sends the model activity the step's plan (CASEWORK_HISTORY_BY_REFERENCE); unset, the workflow keeps the whole transcript and sends the lean messages every step. */
   historyByReference?: boolean;
   /**
@@ -134,6 +137,8 @@ export interface RefundRequest {
   overlaps?: string[];
   /** The order's ledger as last read: when filed, refreshed when another case pays on the order. */
   ledger?: OrderLedger;
+  /** Set when the request is a money-moving MCP call, not a refund: the tool and its arguments, as the approver decides them. */
+  mcp?: McpPendingCall;
 }
 
 /** A refund a person approved that the order's ledger could not honour: nothing was paid. */
@@ -220,6 +225,8 @@ export interface CarriedState {
   refunds: PaidRefund[];
   /** Approved refunds the order's ledger refused (absent in runs from before the ledger). */
   refusedRefunds?: RefusedRefund[];
+  /** The MCP tools this run offers, recorded once at its start (absent: none, or a run from before them). */
+  mcp?: McpOffers;
   /**
    * The request whose decision could not be settled (recorded or paid) because a write failed
    * past the outage budget: the case waits for a person and retries the write on a timer,
@@ -306,6 +313,8 @@ export interface InvestigationStatus {
   continuedAsNew: number;
   /** The open hand-over, when a person must act (status needs_human). */
   handOff: HandOff | null;
+  /** Every hand-over to a person with how it ended, the latest last (absent in answers of runs from before it was given). */
+  handOffs?: HandOff[];
   refunds: PaidRefund[];
   /** Approved refunds the order's ledger refused: nothing was paid. */
   refusedRefunds?: RefusedRefund[];

@@ -77,6 +77,8 @@ interface StepPlanBase {
   extra?: Record<string, unknown>;
   /** Where the request's cache breakpoints go and their TTL (the cache schedule's call); absent, the defaults. */
   cache?: { ttl?: '5m' | '1h'; writeTail?: boolean };
+  /** The digest of the MCP tools the run offers (src/schemas/mcp.ts); absent: none. */
+  mcp?: string;
 }
 
 /** The first shape: the layout as objects and the cleared results as tool_use ids. */

@@ -9,6 +9,7 @@ import { addUsage } from '../schemas/model';
 import type { Run } from './state';
 import { SYSTEM_PROMPT } from './prompt';
 import { TOOLS } from './tool-dispatch';
+import { mcpDefinitions } from './mcp-tools';
 import { scheduledTrigger } from './cache-schedule';
 import type { CacheHints } from '../context/cache-breakpoints';
 
@@ -86,7 +87,7 @@ export function buildRequest(s: CarriedState, cache?: CacheHints): BuiltContext 
   return buildContext({
     ...(cache ? { cache } : {}),
     system: SYSTEM_PROMPT,
-    tools: TOOLS,
+    tools: s.mcp?.tools.length ? [...TOOLS, ...mcpDefinitions(s)] : TOOLS,
     messages: liveTail(s),
     clearedIds: s.clearedIds,
     memoryBlock: s.memoryBlock,

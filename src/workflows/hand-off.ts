@@ -17,6 +17,12 @@ import { openHandOff, publish, type Run } from './state';
 export const HOLDING_REPLY =
   'Thank you for your patience. I could not finish looking into this myself, so I have passed your case to a colleague, who will pick it up and reply to you here.';
 
+/** How a hand-over's reason starts when the reply it follows was held back from the customer (the console reads it). */
+export const REPLY_HELD_REASON = 'a reply was held back';
+
+/** How a hand-over's reason starts when the model declined: its words were not sent (the console reads it). */
+export const MODEL_DECLINED_REASON = 'the model declined to answer';
+
 /**
  * Hands the case to a person: records why, tells the customer (and the team, in an internal
  * note on the desk ticket), and waits for a person. When the desk itself refused casework's

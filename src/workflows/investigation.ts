@@ -11,6 +11,7 @@ import { handOff, installHandOffHandlers, resolveOnClose, resumeByItself, resume
 import { writeRetryMs } from './activities';
 import { carriedStateQuery, closeTicketSignal, customerMessageSignal, statusQuery } from './investigation-api';
 import { markRecovered } from './recovery';
+import { loadMcpOffers } from './mcp-tools';
 import { installDecisionHandlers, pendingDecision, settleDecision, watchApproval } from './refund-approval';
 import { publish, startingState, statusOf, type Run } from './state';
 import { afterReply, failureText, modelStep } from './turn';
@@ -82,6 +83,9 @@ export async function investigation(input: InvestigationInput): Promise<Investig
       log.warn('customer memory could not be loaded; investigating without it', { error: failureText(error) });
     }
   }
+
+  // The MCP tools the run offers, recorded once (a continuation carries them).
+  await loadMcpOffers(run);
 
   const drainInbox = (): string[] => s.inbox.splice(0, s.inbox.length).map((m) => m.message);
   const mustContinueAsNew = () => workflowInfo().continueAsNewSuggested || stepsThisRun >= settings.maxStepsPerRun;

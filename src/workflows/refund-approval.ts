@@ -15,6 +15,7 @@ import { queueNote } from './desk-posts';
 import { decideRefundSignal, decideRefundUpdate, ledgerChangedSignal } from './investigation-api';
 import { publish, type Run } from './state';
 import { isLocalActivityFailure } from './activities';
+import { settleMcpDecision } from './mcp-tools';
 
 // The refund-approval conversation. request_refund files a request and answers at once: the
 // conversation goes on while a person decides (the agent can say the refund is being reviewed,
@@ -278,6 +279,8 @@ export async function settleDecision(run: Run, decision: RefundDecision): Promis
   const { s, id } = run;
   const request = s.pending;
   if (!request) throw new Error('settleDecision needs a pending request');
+  // A money-moving MCP call rides on the same approval; only runs that offer MCP tools (patch mcp-tools) file one.
+  if (request.mcp) return settleMcpDecision(run, decision);
   let recorded: { approvalId: string | null };
   try {
     recorded = await run.acts.recordRefundDecision({

@@ -85,6 +85,7 @@ export function statusOf(id: RunIdentity, s: CarriedState): InvestigationStatus 
     // What a person must act on comes first: the web UI shows the top of the answer.
     pendingApproval: s.pending,
     handOff: openHandOff(s),
+    handOffs: s.handOffs,
     model: s.model,
     lastReply: s.lastReply,
     decisions: s.decisions,

@@ -10,6 +10,7 @@ import type { ToolName } from '../schemas/tool-specs';
 import { requestRefund } from './refund-approval';
 import type { Run } from './state';
 import { isLocalActivityFailure } from './activities';
+import { mcpOffer, runMcpTool } from './mcp-tools';
 
 /** The tool definitions the model is offered, identical on every call (generated at build time: no schema is built per run). */
 export const TOOLS = TOOL_DEFINITIONS;
@@ -113,6 +114,17 @@ function withLogTarget(call: ToolCall, logSeq: number | undefined): ToolCall {
  * that failed after its retries becomes one too, so the conversation goes on.
  */
 export async function runTool(run: Run, use: ToolUseBlock, options: { local?: boolean; logSeq?: number } = {}): Promise<DispatchOutcome> {
+  // The run's MCP tools (recorded at its start): a remote activity each, or a request for a person's approval.
+  const offer = mcpOffer(run.s, use.name);
+  if (offer) {
+    try {
+      const call: ToolCall = { name: use.name, input: use.input, context: { ...run.id, toolUseId: use.id } };
+      return await runMcpTool(run, use, offer, withLogTarget(call, offer.kind === 'read-only' ? options.logSeq : undefined), callSummary(use));
+    } catch (error) {
+      if (error instanceof ActivityFailure) return failedOutcome(use.name, error);
+      throw error;
+    }
+  }
   if (!isOfferedTool(use.name)) {
     return { is_error: true, content: `Unknown tool "${use.name}". Available tools: ${TOOL_NAMES}.` };
   }

@@ -12,10 +12,11 @@ import { cacheHintsFor, strategyName } from './cache-schedule';
 import { describeLeaks, publicReplyLeaks } from '../context/public-reply';
 import { replyHeldNote } from './desk-notes';
 import { queueNote, queueReply } from './desk-posts';
-import { handOff } from './hand-off';
+import { handOff, MODEL_DECLINED_REASON, REPLY_HELD_REASON } from './hand-off';
 import { publish, type Run } from './state';
 import { runTools } from './tool-dispatch';
 import { isLocalActivityFailure } from './activities';
+import { mcpPlanField } from './mcp-tools';
 import { appendLoggedReply, recordStepByReference, reserveResult, resultBlock, skipAfterFailedCall, stepPlan } from './by-reference';
 import type { StepPlan } from '../schemas/transcript-log';
 
@@ -59,7 +60,7 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
     }
     const extra = settings.thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, context_management: contextManagementEdits(settings.keepRecent) } : undefined;
     // By reference, the activity is sent the step's plan and rebuilds these same messages from the transcript log.
-    if (run.byRef) plan = stepPlan(run, { max_tokens: settings.maxTokens, extra, ...(cache ? { cache } : {}) });
+    if (run.byRef) plan = { ...stepPlan(run, { max_tokens: settings.maxTokens, extra, ...(cache ? { cache } : {}) }), ...mcpPlanField(s) };
     const reply = plan ? await acts.callModelOnPlan(plan) : await acts.callModel({ purpose: 'investigate', ...built, max_tokens: settings.maxTokens, extra });
     s.lastModelCallAt = Date.now();
     s.cache = { strategy: strategyName(settings, run.cacheSchedule !== undefined), lastTtl: cache?.ttl ?? '5m' };
@@ -127,7 +128,7 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
       appendUserText(s.transcript, [{ type: 'text', text: EMPTY_REPLY_NUDGE }]);
       return;
     case 'refused':
-      handOff(run, 'model_declined', `the model declined to answer${plan.text ? `: ${plan.text.slice(0, 300)}` : ''}`);
+      handOff(run, 'model_declined', `${MODEL_DECLINED_REASON}${plan.text ? `: ${plan.text.slice(0, 300)}` : ''}`);
       return;
     case 'reply': {
       const leaks = publicReplyLeaks(plan.text);
@@ -135,7 +136,7 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
         deprecatePatch(RETIRED_PATCHES.publicReplyCheck);
         const what = describeLeaks(leaks);
         queueNote(run, replyHeldNote({ what, text: plan.text }));
-        handOff(run, 'reply_held', `a reply was held back because it showed the customer ${what}`);
+        handOff(run, 'reply_held', `${REPLY_HELD_REASON} because it showed the customer ${what}`);
         return;
       }
       s.lastReply = plan.text;

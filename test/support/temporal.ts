@@ -9,6 +9,7 @@ import type { ModelReply, ModelRequest } from '../../src/schemas/model';
 import { startInProcessWorker } from '../../src/worker';
 import type { Database } from '../../src/db/pool';
 import { openTestDatabase, unique } from './db';
+import type { McpTools } from '../../src/commerce/mcp/client';
 
 /** A worker on its own task queue against the suite's dev server, and a client for it. */
 export interface TestWorker {
@@ -26,11 +27,11 @@ export interface TestWorker {
  * Starts a worker for one test file on the dev server scripts/test.ts started
  * (TEMPORAL_ADDRESS), with the prebuilt workflow bundle (CASEWORK_WORKFLOW_BUNDLE) when set.
  */
-export async function startTestWorker(options: { pool: Pool; model?: Model; env?: Record<string, string> }): Promise<TestWorker> {
+export async function startTestWorker(options: { pool: Pool; model?: Model; env?: Record<string, string>; mcp?: McpTools }): Promise<TestWorker> {
   const taskQueue = unique('casework-test');
   const config = loadConfig({ ...process.env, ...options.env, TEMPORAL_TASK_QUEUE: taskQueue });
   const model = options.model ?? createOfflineModel();
-  const started = await startInProcessWorker({ config, pool: options.pool, model, workflowBundlePath: process.env.CASEWORK_WORKFLOW_BUNDLE });
+  const started = await startInProcessWorker({ config, pool: options.pool, model, workflowBundlePath: process.env.CASEWORK_WORKFLOW_BUNDLE, mcp: options.mcp });
   return { ...started, config, model, taskQueue, pool: options.pool };
 }
 

@@ -18,7 +18,7 @@ import { describeIssues } from '../../schemas/issues';
 // and any refund past the order's money ledger (migrations/024_order_ledger.sql).
 
 /** A stable id from parts: a retry computes the same id, so it finds the same row. */
-function stableId(prefix: string, ...parts: string[]): string {
+export function stableId(prefix: string, ...parts: string[]): string {
   return `${prefix}_${createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 16)}`;
 }
 

@@ -53,6 +53,22 @@ svg.chart text { font-size:11px; fill:var(--muted); }
 .legend { display:flex; gap:1rem; flex-wrap:wrap; font-size:.85rem; color:var(--muted); margin:.3rem 0; }
 .legend .k-clearing { color:var(--ok); } .legend .k-compaction { color:var(--bad); }
 .note-superseded, .note-expired { color:var(--muted); }
+ol.conversation { list-style:none; margin:0; padding:0; display:flex; flex-direction:column; gap:.5rem; }
+ol.conversation .entry { background:var(--card); border:1px solid var(--line); border-left:4px solid var(--line); border-radius:6px; padding:.5rem .75rem; max-width:100%; overflow-wrap:anywhere; }
+ol.conversation .entry p { margin:.25rem 0; }
+ol.conversation .who { font-size:.8rem; font-weight:600; color:var(--muted); }
+ol.conversation .words { white-space:pre-wrap; }
+ol.conversation .customer { border-left-color:var(--accent); margin-right:15%; }
+ol.conversation .reply { border-left-color:var(--ok); margin-left:15%; }
+ol.conversation .reply.held { border-left-color:var(--bad); border-style:dashed; }
+ol.conversation .tool, ol.conversation .agent-note, ol.conversation .note { background:#fafbfc; font-size:.9rem; }
+ol.conversation .tool.error { border-left-color:var(--bad); }
+ol.conversation .decision { border-left-color:var(--warn); }
+ol.conversation .hand-off { border-left-color:var(--bad); background:#fff8f7; }
+ol.conversation .bad { color:var(--bad); }
+ol.conversation code { font-size:.85rem; }
+ol.conversation details pre { max-height:none; }
+@media (max-width: 640px) { ol.conversation .customer { margin-right:0; } ol.conversation .reply { margin-left:0; } }
 @media (max-width: 640px) { main { padding:.5rem; } th, td { padding:.3rem; } header.top .who { margin-left:0; } }
 `;
 

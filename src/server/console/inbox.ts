@@ -6,7 +6,7 @@ import { html, type Html } from './html';
 import { csrfInput, mayOpenMemory, page } from './layout';
 import type { CustomerRefs } from './refs';
 import type { Session } from './session';
-import { citedCalls, oneLine, toolCallsByMessage } from './tool-calls';
+import { callArgs, callSentence, citedCalls, toolCallsByMessage } from './tool-calls';
 import type { OrderLedger } from '../../schemas/ledger';
 import { ledgerCard } from './ledger-card';
 
@@ -30,6 +30,7 @@ function evidence(view: CaseView): Html {
   const found = view.status.agentNotes.found;
   const facts = [...(notes?.facts_established ?? []), ...found];
   const calls = view.transcript ? citedCalls(toolCallsByMessage(view.transcript).flat(), facts) : [];
+  const currency = view.status.pendingApproval?.currency;
   return html` <h3>Evidence</h3>
     ${notes?.customer_problem ? html`<p><strong>Problem:</strong> ${notes.customer_problem}</p>` : ''}
     ${notes?.customer_wants ? html`<p><strong>Customer wants:</strong> ${notes.customer_wants}</p>` : ''}
@@ -46,8 +47,8 @@ function evidence(view: CaseView): Html {
         ? html`<p><strong>Tool results the agent used</strong></p>
             ${calls.map(
               (c) =>
-                html`<details>
-                  <summary>${oneLine(c)}</summary>
+                html`<details data-evidence>
+                  <summary><code>${c.name}(${callArgs(c.input)})</code>: ${callSentence(c, currency)}</summary>
                   <pre>${c.result}</pre>
                 </details>`,
             )}`

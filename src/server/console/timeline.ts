@@ -5,14 +5,16 @@ import { marksOf, tokensChart } from './chart';
 import { count, money, usd, when } from './format';
 import { html, trusted } from './html';
 import { mayOpenMemory, page } from './layout';
+import { callAnchor, conversationSection } from './conversation-view';
 import { cachedComparison, noClearingEstimate } from './no-clearing';
 import type { CustomerRefs } from './refs';
 import type { Session } from './session';
 import { oneLine, toolCallsBySteps } from './tool-calls';
 
-// A case's timeline: every step with its tools, tokens, cache use, cost and context events,
-// the chart of tokens sent per step, the run's totals beside the estimate with no clearing,
-// and a link to the run in the Temporal web UI.
+// A case's page: its conversation (conversation-view.ts), then its timeline: every step with
+// its tools (each linked to its whole result in the conversation), tokens, cache use, cost and
+// context events, the chart of tokens sent per step, the run's totals beside the estimate with
+// no clearing, and a link to the run in the Temporal web UI.
 
 /** What the timeline needs besides the case. */
 export interface TimelineContext {
@@ -32,6 +34,7 @@ export function temporalUiLink(base: string, namespace: string, workflowId: stri
 export function timelinePage(view: CaseView, ctx: TimelineContext): string {
   const { status } = view;
   const calls = view.transcript ? toolCallsBySteps(status.steps, view.transcript) : status.steps.map(() => null);
+  const currency = status.pendingApproval?.currency ?? status.refunds.find((r) => r.currency)?.currency;
   const estimate = view.transcript ? noClearingEstimate(status.steps, view.transcript, ctx.settings.keepRecent, ctx.settings.prices) : null;
   const cached = view.transcript ? cachedComparison(status.steps, view.transcript, ctx.settings.keepRecent, ctx.settings.prices) : null;
   const saving = cached
@@ -53,7 +56,6 @@ export function timelinePage(view: CaseView, ctx: TimelineContext): string {
       <div><span>Against no clearing</span><span data-clearing-saving>${saving}</span></div>
       <div><span>Temporal</span><a href="${temporalUiLink(ctx.temporalUiUrl, ctx.namespace, view.workflowId, view.runId)}" rel="noreferrer">this run in the web UI</a></div>
     </div>
-    ${view.erasedOn ? html`<p class="notice" data-erased>The conversation was erased on ${view.erasedOn}: the customer's data key is destroyed.</p>` : ''}
     ${status.pendingApproval ? html`<p class="notice">Waiting for a refund decision: ${money(status.pendingApproval.amount_cents, status.pendingApproval.currency)} on order ${status.pendingApproval.order_id}. <a href="/console/inbox">Open the inbox</a></p>` : ''}
     ${status.refunds.length ? html`<p>Refunds paid: ${status.refunds.map((r) => `${money(r.amount_cents, r.currency)} on order ${r.order_id} (${r.refund_id})`).join('; ')}</p>` : ''}
     ${
@@ -65,6 +67,7 @@ export function timelinePage(view: CaseView, ctx: TimelineContext): string {
         : ''
     }
     ${status.decisions.length ? html`<p>Decisions: ${status.decisions.map((d) => `${d.decision} by ${d.approver}${d.decidedBy && d.decidedBy !== d.approver ? ` (${d.decidedBy})` : ''}${d.reason ? ` (“${d.reason}”)` : ''}`).join('; ')}</p>` : ''}
+    ${conversationSection(view)}
     <h2>Tokens sent per step</h2>
     <div class="legend"><span>● tokens sent</span><span class="k-clearing">┆ clearing batch (${batches})</span><span class="k-compaction">┆ compaction (${compactions})</span></div>
     ${trusted(tokensChart(status.steps))}
@@ -114,7 +117,7 @@ export function timelinePage(view: CaseView, ctx: TimelineContext): string {
                 ${
                   (calls[i] ?? null) !== null
                     ? html`<ul class="tools">
-                        ${(calls[i] ?? []).map((c) => html`<li>${oneLine(c)}</li>`)}
+                        ${(calls[i] ?? []).map((c) => html`<li><a href="#${callAnchor(c.id)}">${oneLine(c, currency)}</a></li>`)}
                       </ul>`
                     : s.tools.length
                       ? s.tools.join(', ')

@@ -1,4 +1,5 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { evidenceLine, toolSentence } from '../../context/tool-evidence';
 import type { StepRecord } from '../../schemas/investigation';
 
 // The tool calls of a transcript, paired with their results, and laid against the steps the
@@ -22,8 +23,8 @@ function resultText(content: unknown): string {
   return '';
 }
 
-/** The tool calls of each assistant message, in order, each with its result (empty when none came yet). */
-export function toolCallsByMessage(transcript: readonly MessageParam[]): ToolCall[][] {
+/** Every tool result of a transcript as text, by the id of the call it answers. */
+export function toolResults(transcript: readonly MessageParam[]): Map<string, { text: string; isError: boolean }> {
   const results = new Map<string, { text: string; isError: boolean }>();
   for (const message of transcript) {
     if (message.role !== 'user' || typeof message.content === 'string') continue;
@@ -31,6 +32,12 @@ export function toolCallsByMessage(transcript: readonly MessageParam[]): ToolCal
       if (block.type === 'tool_result') results.set(block.tool_use_id, { text: resultText(block.content), isError: block.is_error === true });
     }
   }
+  return results;
+}
+
+/** The tool calls of each assistant message, in order, each with its result (empty when none came yet). */
+export function toolCallsByMessage(transcript: readonly MessageParam[]): ToolCall[][] {
+  const results = toolResults(transcript);
   const out: ToolCall[][] = [];
   for (const message of transcript) {
     if (message.role !== 'assistant') continue;
@@ -66,17 +73,26 @@ const clip = (text: string, max: number) => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
-/** One line for a tool call: its name, its arguments, and the start of its result. */
-export function oneLine(call: ToolCall, max = 140): string {
-  const args =
-    call.input && typeof call.input === 'object'
-      ? Object.entries(call.input as Record<string, unknown>)
-          .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-          .join(', ')
-      : '';
-  const head = `${call.name}(${clip(args, 60)})`;
-  const result = call.result ? clip(call.result, Math.max(20, max - head.length - 3)) : 'no result yet';
-  return `${head} → ${call.isError ? 'error: ' : ''}${result}`;
+/** A tool call's arguments as a person skims them: "order_id=5102, page=1". */
+export function callArgs(input: unknown): string {
+  return input && typeof input === 'object'
+    ? Object.entries(input as Record<string, unknown>)
+        .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+        .join(', ')
+    : '';
+}
+
+/** What a call found, whole: the refund note's sentence for it, an error's own words, or that no result came yet. */
+export function callSentence(call: ToolCall, currency?: string): string {
+  if (!call.result) return 'no result yet';
+  return call.isError ? `error: ${call.result}` : toolSentence(call.name, call.result, currency);
+}
+
+/** One line for a tool call: its name, its arguments, and what it found as the refund note says it (cut at the note's line length). */
+export function oneLine(call: ToolCall, currency?: string): string {
+  const head = `${call.name}(${clip(callArgs(call.input), 60)})`;
+  const found = !call.result ? 'no result yet' : call.isError ? `error: ${clip(call.result, 200)}` : evidenceLine(call.name, call.result, currency);
+  return `${head} → ${found}`;
 }
 
 /** The tool calls whose tool the notes cite by name ("… (get_tracking_events)"), else all but the refund request itself. */
