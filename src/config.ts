@@ -84,6 +84,14 @@ export const ConfigSchema = z.object({
    * keep it in the workflow and send the lean messages every step (false; see docs/payload-privacy.md).
    */
   CASEWORK_HISTORY_BY_REFERENCE: z.enum(['true', 'false']).default('true'),
+  /**
+   * Run each step's model call as a local activity (true): fewer history events and workflow tasks a step, but a
+   * signal or query that arrives during a call waits for the call, or for the worker's next workflow-task
+   * heartbeat (about 8 s), before the run sees it. For fast models; slow ones keep remote calls (false, the default).
+   */
+  CASEWORK_LOCAL_MODEL_CALLS: z.enum(['true', 'false']).default('false'),
+  /** Ask the server to hand an activity back in the workflow task's completion (eager dispatch; the server must allow it). */
+  CASEWORK_EAGER_ACTIVITIES: z.enum(['true', 'false']).default('true'),
   /** Which embedder memory uses: the local MiniLM model (default), a hosted API (voyage, or openai for any OpenAI-compatible /v1/embeddings), or off (full-text recall only). */
   CASEWORK_EMBEDDINGS: z.enum(['local', 'voyage', 'openai', 'off']).default('local'),
   /** The hosted embedding model (voyage default: voyage-3.5; required for openai). */

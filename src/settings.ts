@@ -70,5 +70,6 @@ export function investigationSettings(config: Config): InvestigationSettings {
     ...(config.CASEWORK_MCP_SERVERS ? { mcpTools: true as const } : {}),
     // Runs started with the setting off (or before it existed) carry no flag and keep their transcript in the workflow.
     ...(config.CASEWORK_HISTORY_BY_REFERENCE === 'true' ? { historyByReference: true } : {}),
+    ...(config.CASEWORK_LOCAL_MODEL_CALLS === 'true' ? { localModelCalls: true } : {}),
   };
 }

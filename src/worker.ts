@@ -143,6 +143,8 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
       ...(deps.workflowBundlePath ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
     },
     maxConcurrentActivityTaskExecutions: config.CASEWORK_MAX_CONCURRENT_ACTIVITIES,
+    // Off, no activity is asked for eagerly (the SDK asks for one on its own task queue by default).
+    ...(config.CASEWORK_EAGER_ACTIVITIES === 'false' ? { maxEagerActivityReservationsPerWorkflowTask: 0 } : {}),
     ...(versioning ? { workerDeploymentOptions: versioning } : {}),
     ...(config.CASEWORK_WORKFLOW_CACHE_SIZE === undefined ? {} : { maxCachedWorkflows: config.CASEWORK_WORKFLOW_CACHE_SIZE }),
     ...(deps.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: deps.shutdownGraceMs }),

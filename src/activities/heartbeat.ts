@@ -15,6 +15,8 @@ export async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
   } catch {
     return fn();
   }
+  // A local activity has no heartbeat: the worker keeps its workflow task alive instead.
+  if (context.info.isLocal) return fn();
   context.heartbeat();
   const timer = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
   try {

@@ -12,7 +12,7 @@ import type { Model } from '../model/port';
 import type { CaseNotes } from '../schemas/case-notes';
 import type { ModelReply, TokenUsage } from '../schemas/model';
 import type { ToolCall, ToolOutcome } from '../schemas/tool-call';
-import { toolDefinitions } from '../schemas/tool-specs';
+import { TOOL_DEFINITIONS } from '../schemas/tool-definitions';
 import type { CompactionPlan, LogEntry, LoggedOutcome, StepPlan } from '../schemas/transcript-log';
 import { createCompactionActivities } from './compaction';
 import { failuresForTemporal } from './failures';
@@ -25,8 +25,6 @@ import { offeredDefinitions } from './mcp';
 // step's plan and read the messages from the transcript log; a tool activity writes its own
 // result there and returns a preview. The request is built by the same pure buildContext the
 // workflow used to run, so the model sees exactly what it saw before.
-
-const TOOLS = toolDefinitions();
 
 function need(log: TranscriptLog | undefined): TranscriptLog {
   if (!log) throw new BadInputError('this worker has no transcript log (createActivities needs transcriptLog): history-by-reference steps cannot run on it');
@@ -79,7 +77,7 @@ async function keptAnswer<T>(log: TranscriptLog, call: ReturnType<typeof modelCa
 async function askModel(deps: { model: Model; mcp?: McpTools }, log: TranscriptLog, workflowId: string, plan: StepPlan, call: ReplyKey | undefined): Promise<ModelReply> {
   const entries = await entriesOf(log, workflowId, plan.entries, stepPlanSeqs(plan));
   // A run offering MCP tools names their digest; the definitions are this worker's, checked against it.
-  const tools = plan.mcp ? [...TOOLS, ...offeredDefinitions(deps.mcp, plan.mcp)] : TOOLS;
+  const tools = plan.mcp ? [...TOOL_DEFINITIONS, ...offeredDefinitions(deps.mcp, plan.mcp)] : TOOL_DEFINITIONS;
   const built = requestOfPlan(plan, entries, { system: SYSTEM_PROMPT, tools });
   // The workflow checked its skeleton; the whole messages must pass too, or the log and the skeleton disagree.
   const problems = requestProblems(built);

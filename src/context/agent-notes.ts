@@ -2,13 +2,9 @@ import type { AgentNotes } from '../schemas/investigation';
 
 export type { AgentNotes } from '../schemas/investigation';
 
-/** One write_notes call: items to add, and to-do items finished (`done`). */
-export interface NotesUpdate {
-  found?: string[];
-  ruled_out?: string[];
-  to_do?: string[];
-  done?: string[];
-}
+import type { NotesUpdate } from '../schemas/notes-update';
+
+export type { NotesUpdate } from '../schemas/notes-update';
 
 /** Notes with nothing in them. */
 export const EMPTY_AGENT_NOTES: AgentNotes = Object.freeze({ found: [], ruled_out: [], to_do: [] });

@@ -1,5 +1,4 @@
 import { context as otelContext, trace, type Context } from '@opentelemetry/api';
-import { OpenTelemetryInboundInterceptor, OpenTelemetryInternalsInterceptor, OpenTelemetryOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import type { WorkflowInboundCallsInterceptor, WorkflowInterceptors, WorkflowInternalsInterceptor, WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
 
 // Bundled into the workflow code (a workflow interceptor module): Temporal's OpenTelemetry
@@ -17,6 +16,9 @@ import type { WorkflowInboundCallsInterceptor, WorkflowInterceptors, WorkflowInt
 // span, in the trace its webhook or event request began. Only span parents change (activity
 // headers), never a command, and the context is rebuilt the same way when a history is replayed.
 
+// eslint-disable-next-line @typescript-eslint/consistent-type-imports -- the module's type, without loading it
+type OtelWorkflow = typeof import('@temporalio/interceptors-opentelemetry/lib/workflow');
+
 /** The header Temporal's OpenTelemetry interceptors carry the trace context in. */
 export const TRACE_HEADER = '_tracer-data';
 
@@ -28,10 +30,26 @@ export const interceptors = (): WorkflowInterceptors => {
   let traced = false;
   /** The context of the latest ticket event's HandleSignal span, once one arrived traced. */
   let turn: Context | undefined;
-  let otel: { inbound: OpenTelemetryInboundInterceptor; outbound: OpenTelemetryOutboundInterceptor; internals: OpenTelemetryInternalsInterceptor } | undefined;
-  // Built on first use only: the tracer provider inside the sandbox is not free.
-  const use = () =>
-    (otel ??= { inbound: new OpenTelemetryInboundInterceptor(), outbound: new OpenTelemetryOutboundInterceptor(), internals: new OpenTelemetryInternalsInterceptor() });
+  let otel:
+    | {
+        inbound: InstanceType<OtelWorkflow['OpenTelemetryInboundInterceptor']>;
+        outbound: InstanceType<OtelWorkflow['OpenTelemetryOutboundInterceptor']>;
+        internals: InstanceType<OtelWorkflow['OpenTelemetryInternalsInterceptor']>;
+      }
+    | undefined;
+  // Loaded and built on first use only: OpenTelemetry's modules (about a third of the bundle) and
+  // the tracer provider inside the sandbox are not free, and every run (and every replay) would
+  // evaluate them again.
+  const use = () => {
+    if (otel) return otel;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only for a traced run
+    const sdk = require('@temporalio/interceptors-opentelemetry/lib/workflow') as OtelWorkflow;
+    return (otel = {
+      inbound: new sdk.OpenTelemetryInboundInterceptor(),
+      outbound: new sdk.OpenTelemetryOutboundInterceptor(),
+      internals: new sdk.OpenTelemetryInternalsInterceptor(),
+    });
+  };
   const inbound: WorkflowInboundCallsInterceptor = {
     execute(input, next) {
       traced = TRACE_HEADER in input.headers;

@@ -85,6 +85,12 @@ export interface InvestigationSettings {
   mcpTools?: true;
   /** True keeps the transcript in the transcript log and sends the model activity the step's plan (CASEWORK_HISTORY_BY_REFERENCE); unset, the workflow keeps the whole transcript and sends the lean messages every step. */
   historyByReference?: boolean;
+  /**
+   * True runs the step's model call and compaction as local activities (CASEWORK_LOCAL_MODEL_CALLS): a step leaves
+   * one marker event instead of an activity's three and a workflow task's three, and the steps of a turn share
+   * workflow tasks. Absent: remote activities, as runs started before it.
+   */
+  localModelCalls?: true;
 }
 
 /** The cache-optimal clearing schedule's settings. */

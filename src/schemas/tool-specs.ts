@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Tool } from '@anthropic-ai/sdk/resources/messages';
+import { NOTE_MAX_CHARS, NOTES_UPDATE_MAX_ITEMS } from './notes-update';
 
 /** A tool's contract with the model: name, description and zod input schema. Pure: the workflow uses it too. */
 export interface ToolSpec<S extends z.ZodType = z.ZodType> {
@@ -11,6 +12,8 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
 }
 
 const orderId = z.string().min(1).max(40).describe('The order number, e.g. "4471".');
+/** One list of a write_notes call; the workflow checks the same limits without zod (notesUpdateProblems). */
+const noteItems = z.array(z.string().min(1).max(NOTE_MAX_CHARS)).max(NOTES_UPDATE_MAX_ITEMS).optional();
 const page = z.number().int().min(1).max(50).default(1).describe('Page to show, starting at 1.');
 
 /** Every tool the investigator may call. Descriptions are what the model reads. */
@@ -88,10 +91,10 @@ export const TOOL_SPECS = {
       'Add to your own running notes for this investigation: what you found, what you ruled out, what is left to do. ' +
       'Notes survive when old tool results are cleared. Mark to-do items finished with "done".',
     input: z.object({
-      found: z.array(z.string().min(1).max(300)).max(20).optional(),
-      ruled_out: z.array(z.string().min(1).max(300)).max(20).optional(),
-      to_do: z.array(z.string().min(1).max(300)).max(20).optional(),
-      done: z.array(z.string().min(1).max(300)).max(20).optional(),
+      found: noteItems,
+      ruled_out: noteItems,
+      to_do: noteItems,
+      done: noteItems,
     }),
     runs: 'workflow',
   },

@@ -73,9 +73,28 @@ export function localToolOptions(settings: InvestigationSettings): LocalActivity
   return { ...options, retry: { ...options.retry, maximumAttempts: attemptsWithin(options.scheduleToCloseTimeout) }, startToCloseTimeout: '30 seconds' };
 }
 
+/**
+ * The options of the model calls run as local activities (settings.localModelCalls): the same
+ * per-attempt timeout as a remote call and as many attempts as the backoff fits in the outage
+ * budget. A local activity cannot heartbeat: a call longer than the workflow task's timeout
+ * keeps the task open by the worker heartbeating the task itself, and a worker that dies
+ * mid-call is noticed when that task times out; the call is then made again on another
+ * worker, which finds the reply the first attempt kept (model_replies) instead of paying twice.
+ */
+export function localModelCallOptions(settings: InvestigationSettings): LocalActivityOptions {
+  return { ...localToolOptions(settings), startToCloseTimeout: '3 minutes' };
+}
+
+/** The step and compaction calls of a run: remote activities, or local ones when the run's settings say so (decided at start). */
+function planCalls(settings: InvestigationSettings): Pick<Activities, 'callModelOnPlan' | 'compactFromLog'> {
+  if (settings.localModelCalls) return proxyLocalActivities<Activities>(localModelCallOptions(settings));
+  return proxyActivities<Activities>(modelCallOptions(settings));
+}
+
 /** The activities of one run, proxied with that run's budget. */
 export function activitiesFor(settings: InvestigationSettings) {
-  const { callModel, compactConversation, callModelOnPlan, compactFromLog } = proxyActivities<Activities>(modelCallOptions(settings));
+  const { callModel, compactConversation } = proxyActivities<Activities>(modelCallOptions(settings));
+  const { callModelOnPlan, compactFromLog } = planCalls(settings);
   const tools = proxyActivities<Activities>(toolOptions(settings));
   const localTools = proxyLocalActivities<Activities>(localToolOptions(settings));
   // A read of the transcript log answering in milliseconds, like the read-only tools: one marker event, no task of its own.

@@ -8,18 +8,12 @@ import type { CarriedState, StepRecord } from '../schemas/investigation';
 import type { CompactionPlan, ContextRefs, LoggedOutcome, LogEntry, LogKind, StepPlan, TranscriptLogState } from '../schemas/transcript-log';
 import type { Run } from './state';
 
-// History by reference, the workflow's half (patch `history-by-reference`): every transcript
+// History by reference, the workflow's half: every transcript
 // entry reaches the transcript log once — a tool's result written by its activity, the model's
 // reply by the model activity, everything else as "new entries" of the next plan — and the
 // workflow keeps only the live tail as a lean skeleton (src/context/references.ts). The model
 // activity gets the step's plan, not the messages, so history grows by a few hundred bytes a
 // step, and what compaction folds into case notes leaves the carried state for the log.
-
-/** The patch that turns history by reference on for runs started after it shipped. */
-export const HISTORY_BY_REFERENCE_PATCH = 'history-by-reference';
-
-/** The patch that sends plans in their compact shape (src/context/plan-encoding.ts) and lets compaction write its own notes. */
-export const HISTORY_PLAN_COMPACT_PATCH = 'history-plan-compact';
 
 /** Step records kept in the carried state; older ones move to the log (kind `step`). */
 export const STEP_RECORDS_KEPT = 50;
@@ -107,7 +101,6 @@ export function stepPlan(run: Run, options: { max_tokens: number; extra?: Record
     ...(options.extra ? { extra: options.extra } : {}),
     ...(options.cache ? { cache: options.cache } : {}),
   };
-  if (!run.compactPlans) return { workflowId: run.id.workflowId, layout: layoutOf(s.transcript), clearedIds: s.clearedIds, ...common };
   return { v: 2, layout: encodeLayout(layoutOf(s.transcript)), cleared: encodeSeqs(clearedSeqs(s)), ...common };
 }
 
@@ -160,7 +153,6 @@ export function compactionPlan(run: Run, split: number): CompactionPlan {
   const { s } = run;
   numberTranscript(s);
   const layout = layoutOf(s.transcript.slice(0, split));
-  if (!run.compactPlans) return { workflowId: run.id.workflowId, entries: pendingEntries(s), layout, previous: s.caseNotes };
   // The previous notes travel by entry when the log holds this very version (written, or queued in these entries).
   const known = logState(s).context.caseNotes;
   const byEntry = s.caseNotes === null || (known !== undefined && known.version === versionOf(s.caseNotes));

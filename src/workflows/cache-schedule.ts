@@ -17,11 +17,8 @@ export interface StepView {
 // The cache-optimal schedule inside the workflow (src/context/cache-schedule-rule.ts says why it
 // is the optimum's online form): a batch when the request would pass the peak or the cache has
 // gone cold, no cache write of a tail the next step's batch would rewrite, and the hour's TTL
-// before a wait on a person when the cost model says it pays. Runs started before it, or with
-// a fixed batch interval configured, clear as they always did.
-
-/** Marks runs that clear by the cache-optimal schedule; runs recorded before it replay as they ran. */
-export const CACHE_SCHEDULE_PATCH = 'cache-optimal-schedule';
+// before a wait on a person when the cost model says it pays. Runs with a fixed batch interval
+// configured clear as they always did.
 
 /** The strategy a run's settings choose, as the console names it. */
 export function strategyName(settings: InvestigationSettings, scheduled: boolean): string {

@@ -1,4 +1,5 @@
-import { ActivityFailure, condition, log, patched } from '@temporalio/workflow';
+import { deprecatePatch, ActivityFailure, condition, log } from '@temporalio/workflow';
+import { RETIRED_PATCHES } from './retired-patches';
 import { writeRetryMs } from './activities';
 import { resumeByItself } from './hand-off';
 import { countHandOff, recordCaseCost } from './case-metrics';
@@ -7,16 +8,10 @@ import { liveTail } from './context-step';
 import { compactionPlan, notesLogged, written } from './by-reference';
 import { flushDeskPosts, queueNote } from './desk-posts';
 import { publish, type Run } from './state';
-import { failureText } from './turn';
+import { failureText, isModelCallFailure } from './turn';
 
 // Closing a case: the rest of the conversation summarised into case notes and the outcome
 // recorded in the customer's memory. A case that cannot be recorded waits for a person.
-
-/**
- * The patch under which a case that could not be recorded tries again on a timer and, once
- * the write succeeds, carries on by itself: before it, only a person resuming it did.
- */
-export const CLOSE_RETRIES_PATCH = 'close-case-retries';
 
 /** Records the case; while it cannot be recorded, a person is told and the write is retried until it succeeds. */
 export async function closeCase(run: Run): Promise<void> {
@@ -41,10 +36,10 @@ export async function closeCase(run: Run): Promise<void> {
         // The team hears of it on the ticket; a desk refusing too changes nothing: the case already waits for a person.
         await flushDeskPosts(run);
       }
-      if (patched(CLOSE_RETRIES_PATCH)) {
-        waiting = true;
-        await condition(() => run.s.awaiting === 'model', writeRetryMs(run.settings));
-      } else await condition(() => run.s.awaiting === 'model');
+      // Tried again on a timer; once the write succeeds the case carries on by itself.
+      deprecatePatch(RETIRED_PATCHES.closeRetries);
+      waiting = true;
+      await condition(() => run.s.awaiting === 'model', writeRetryMs(run.settings));
     }
   }
 }
@@ -63,7 +58,7 @@ async function recordOutcome(run: Run): Promise<void> {
       notesLogged(s, plan, s.caseNotes);
     } else if (rest.length > 0) s.caseNotes = (await acts.compactConversation({ messages: rest, previous: s.caseNotes })).notes;
   } catch (error) {
-    if (!(error instanceof ActivityFailure)) throw error;
+    if (!isModelCallFailure(run, error)) throw error;
     log.warn('the rest of the conversation could not be summarised; the case is recorded from the notes so far', { error: failureText(error) });
   }
   const notes = s.caseNotes;

@@ -1,4 +1,5 @@
-import { ActivityFailure, log, patched, upsertSearchAttributes } from '@temporalio/workflow';
+import { deprecatePatch, ActivityFailure, log, upsertSearchAttributes } from '@temporalio/workflow';
+import { RETIRED_PATCHES } from './retired-patches';
 import type { DeskNote } from './desk-notes';
 import { parseDeskTicketId } from '../schemas/desk-ticket';
 import type { CaseState } from '../schemas/case-state';
@@ -10,17 +11,7 @@ import type { Run } from './state';
 // numbered and queued in the workflow's state, then posted by the postToDesk activity, first
 // queued first. The number (per kind) and the workflow id make the post's idempotency key, so a
 // retried activity, a replayed history, a continue-as-new (the outbox is carried) or a recovered
-// run (the carried state includes it) posts each one exactly once. Runs from before the outbox
-// existed (no 'desk-posts' marker in their history) post nothing, so they replay as recorded.
-
-/** The patch that introduced desk posts; histories without its marker post nothing. */
-export const DESK_POSTS_PATCH = 'desk-posts';
-/**
- * The patch after which a ticket from POST /events posts whenever the worker has the generic
- * webhook, whatever the starter's configuration said (settings.deskWebhook): the worker, which
- * posts, decides. Histories without its marker decide as they did.
- */
-export const DESK_POSTS_WORKER_DECIDES_PATCH = 'desk-posts-worker-decides';
+// run (the carried state includes it) posts each one exactly once.
 
 /** An outbox with nothing numbered yet. */
 export function emptyOutbox(): DeskOutbox {
@@ -35,11 +26,12 @@ export function emptyOutbox(): DeskOutbox {
  */
 export function startDeskPosts(run: Run, input: Pick<InvestigationInput, 'ticketId' | 'settings'>): void {
   const ref = parseDeskTicketId(input.ticketId);
+  // A ticket from POST /events posts whenever the worker has the generic webhook: the worker, which posts, decides.
   if (!ref) {
-    if (patched(DESK_POSTS_WORKER_DECIDES_PATCH)) run.deskIfConfigured = true;
-    else if (!input.settings.deskWebhook) return;
+    deprecatePatch(RETIRED_PATCHES.deskPostsWorkerDecides);
+    run.deskIfConfigured = true;
   }
-  if (!patched(DESK_POSTS_PATCH)) return;
+  deprecatePatch(RETIRED_PATCHES.deskPosts);
   run.postsToDesk = true;
   if (ref) {
     upsertSearchAttributes([

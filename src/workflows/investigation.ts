@@ -1,4 +1,5 @@
-import { ActivityFailure, allHandlersFinished, condition, continueAsNew, log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { deprecatePatch, ActivityFailure, allHandlersFinished, condition, continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
+import { RETIRED_PATCHES } from './retired-patches';
 import { appendAssistant, appendUserText } from '../context/replies';
 import { customerText } from '../context/transcript';
 import type { InboxMessage, InvestigationInput, InvestigationStatus } from '../schemas/investigation';
@@ -15,11 +16,7 @@ import { loadMcpOffers } from './mcp-tools';
 import { installDecisionHandlers, pendingDecision, settleDecision, watchApproval } from './refund-approval';
 import { publish, startingState, statusOf, type Run } from './state';
 import { afterReply, failureText, modelStep } from './turn';
-import { CACHE_SCHEDULE_PATCH } from './cache-schedule';
-import { carriedByReference, HISTORY_BY_REFERENCE_PATCH, HISTORY_PLAN_COMPACT_PATCH, logState } from './by-reference';
-
-/** The patch after which casework closing a case solves (resolves, closes) the desk ticket; runs from before leave it as it was. */
-export const DESK_CLOSE_PATCH = 'desk-close-status';
+import { carriedByReference, logState } from './by-reference';
 
 /** What the customer is told when the step cap ends a turn. */
 const STEP_CAP_REPLY = 'I have not been able to finish looking into this within my step limit, so I have passed your case to a colleague, who will reply to you here.';
@@ -37,17 +34,18 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     s: startingState(input),
     settings,
     acts: activitiesFor(settings),
-    // Decided once, before any command: runs recorded before the transcript log replay as they ran.
-    byRef: settings.historyByReference === true && patched(HISTORY_BY_REFERENCE_PATCH),
+    byRef: settings.historyByReference === true,
   };
   if (run.byRef) {
+    deprecatePatch(RETIRED_PATCHES.historyByReference);
     // A run started over a closed one numbers its entries after what the earlier runs wrote (the input says from where).
     logState(run.s, input.logFrom);
-    // Plans in their compact shape for runs started after it shipped; runs in flight keep sending the first shape.
-    run.compactPlans = patched(HISTORY_PLAN_COMPACT_PATCH);
+    deprecatePatch(RETIRED_PATCHES.planCompact);
   }
-  // Runs started with the schedule clear by it; runs recorded before it replay with their fixed batches.
-  if (settings.cacheSchedule && patched(CACHE_SCHEDULE_PATCH)) run.cacheSchedule = settings.cacheSchedule;
+  if (settings.cacheSchedule) {
+    deprecatePatch(RETIRED_PATCHES.cacheSchedule);
+    run.cacheSchedule = settings.cacheSchedule;
+  }
   const { id, s, acts } = run;
   let closeRequested = false;
   let stepsThisRun = 0;
@@ -182,7 +180,10 @@ export async function investigation(input: InvestigationInput): Promise<Investig
   resolveOnClose(run);
   await closeCase(run);
   // A case casework closes (the follow-up window passed) closes the desk ticket too; one the desk closed is left as the desk set it.
-  if (!closeRequested && run.postsToDesk && patched(DESK_CLOSE_PATCH)) queueNote(run, caseClosedNote());
+  if (!closeRequested && run.postsToDesk) {
+    deprecatePatch(RETIRED_PATCHES.deskClose);
+    queueNote(run, caseClosedNote());
+  }
   await postToDesk();
   publish(id, s, true);
   return statusOf(id, s);

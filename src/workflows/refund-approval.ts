@@ -1,4 +1,5 @@
-import { ActivityFailure, ApplicationFailure, condition, getExternalWorkflowHandle, log, patched, setHandler, upsertMemo } from '@temporalio/workflow';
+import { deprecatePatch, ActivityFailure, ApplicationFailure, condition, getExternalWorkflowHandle, log, setHandler, upsertMemo } from '@temporalio/workflow';
+import { RETIRED_PATCHES } from './retired-patches';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import type { RefundRequestResult } from '../activities/tools/refunds';
 import { highestSeq } from '../context/log-messages';
@@ -111,20 +112,14 @@ function filedRequest(outcome: TypedToolOutcome<RefundRequestResult> & { is_erro
 }
 
 /**
- * The patch under which a run kept by reference writes the refund note's evidence from the
- * whole tool results in the transcript log (an activity), not from its skeleton's previews.
- * By-reference runs recorded before it call no such activity, so they replay as recorded.
- */
-export const EVIDENCE_FROM_LOG_PATCH = 'desk-evidence-from-log';
-
-/**
  * The refund note's evidence lines. A run by reference reads them from the log (its skeleton
  * holds previews); if the log cannot be read past the outage budget the note goes without
  * evidence rather than with previews cut mid-JSON. Only a run that posts to a desk asks.
  */
 async function refundEvidence(run: Run, currency: string | undefined): Promise<string[]> {
   const { s } = run;
-  if (!run.byRef || !run.postsToDesk || !patched(EVIDENCE_FROM_LOG_PATCH)) return toolEvidence(s.transcript, { currency });
+  if (!run.byRef || !run.postsToDesk) return toolEvidence(s.transcript, { currency });
+  deprecatePatch(RETIRED_PATCHES.evidenceFromLog);
   try {
     return await run.acts.toolEvidenceFromLog({
       workflowId: run.id.workflowId,
@@ -229,23 +224,6 @@ export async function watchApproval(s: CarriedState, settings: InvestigationSett
   }
 }
 
-/** The patch that added the desk note for a denied refund. */
-export const DESK_DENIED_NOTE_PATCH = 'desk-refund-denied-note';
-
-/**
- * The patch under which a decision that cannot be settled because a write failed past the
- * outage budget (recording it, paying it) leaves the case with a person and retried on a
- * timer, instead of failing the run (recording) or waiting for a person only (paying).
- */
-export const SETTLE_SURVIVES_PATCH = 'settle-survives-outage';
-
-/**
- * The patch under which an approval the order ledger refuses is a refused refund the case goes
- * on from (the model, the desk note and the status say why), and a paid refund tells the other
- * cases pending on the order (ledgerChanged), so their approvers are checked against it.
- */
-export const ORDER_LEDGER_PATCH = 'order-ledger';
-
 /** How settleDecision ended: a note for the model; a failure a person must see; or blocked on a write to retry. */
 export type Settled = { note: string } | { failed: string } | { blocked: string };
 
@@ -316,7 +294,8 @@ export async function settleDecision(run: Run, decision: RefundDecision): Promis
       decidedAt: new Date().toISOString(),
     });
   } catch (error) {
-    if (!(error instanceof ActivityFailure) || !patched(SETTLE_SURVIVES_PATCH)) throw error;
+    if (!(error instanceof ActivityFailure)) throw error;
+    deprecatePatch(RETIRED_PATCHES.settleSurvivesOutage);
     return { blocked: `the ${decision.decision} decision on refund ${request.request_id} could not be recorded: ${why(error)}` };
   }
   let refund: DecisionNote['refund'] = null;
@@ -331,11 +310,14 @@ export async function settleDecision(run: Run, decision: RefundDecision): Promis
       outcome = await run.acts.tools.issue_refund.executeWithOptions({ ...run.acts.toolOptions, summary: `issue_refund: request ${request.request_id} (approved)` }, [call]);
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      if (patched(SETTLE_SURVIVES_PATCH)) return { blocked: `the approved refund ${request.request_id} could not be paid yet: ${why(error)}` };
-      return { failed: `the approved refund ${request.request_id} could not be paid: the refund service did not answer` };
+      deprecatePatch(RETIRED_PATCHES.settleSurvivesOutage);
+      return { blocked: `the approved refund ${request.request_id} could not be paid yet: ${why(error)}` };
     }
     if (outcome.is_error) {
-      if (outcome.content.startsWith(LEDGER_REFUSAL) && patched(ORDER_LEDGER_PATCH)) return refusedByLedger(run, decision, outcome.content);
+      if (outcome.content.startsWith(LEDGER_REFUSAL)) {
+        deprecatePatch(RETIRED_PATCHES.orderLedger);
+        return refusedByLedger(run, decision, outcome.content);
+      }
       return { failed: `the approved refund ${request.request_id} could not be paid: ${outcome.content}` };
     }
     const paid = JSON.parse(outcome.content) as { refund_id: string; amount_cents: number; order_id: string; currency?: string; ledger?: OrderLedger };
@@ -353,11 +335,14 @@ export async function settleDecision(run: Run, decision: RefundDecision): Promis
         run,
         refundIssuedNote({ requestId: request.request_id, orderId: paid.order_id, amountCents: paid.amount_cents, currency: request.currency, approver: decision.approver }),
       );
-      if (paid.ledger && patched(ORDER_LEDGER_PATCH)) await tellOtherCases(run, paid.ledger);
+      if (paid.ledger) {
+        deprecatePatch(RETIRED_PATCHES.orderLedger);
+        await tellOtherCases(run, paid.ledger);
+      }
     }
   }
-  // Runs recorded before the denial note (no marker) schedule no post for it, so they replay as recorded.
-  if (decision.decision === 'denied' && run.postsToDesk && patched(DESK_DENIED_NOTE_PATCH)) {
+  if (decision.decision === 'denied' && run.postsToDesk) {
+    deprecatePatch(RETIRED_PATCHES.deskDeniedNote);
     queueNote(
       run,
       refundDeniedNote({

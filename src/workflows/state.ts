@@ -149,10 +149,8 @@ export interface Run {
   postsToDesk?: boolean;
   /** True when the run posts only if the worker has a desk for its ticket: the first post answering "skipped" ends the posting. */
   deskIfConfigured?: boolean;
-  /** True when this run keeps its transcript by reference in the transcript log (patch history-by-reference, decided once, at start). */
+  /** True when this run keeps its transcript by reference in the transcript log (settings.historyByReference, decided once, at start). */
   byRef?: boolean;
-  /** History by reference sends its plans in the compact shape (patch `history-plan-compact`). */
-  compactPlans?: boolean;
-  /** The cache-optimal clearing schedule this run follows (patch `cache-optimal-schedule`, decided once, at start). */
+  /** The cache-optimal clearing schedule this run follows (decided once, at start). */
   cacheSchedule?: CacheScheduleSettings;
 }

@@ -1,28 +1,23 @@
-import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workflow';
+import { deprecatePatch, ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { RETIRED_PATCHES } from './retired-patches';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { applyNotesUpdate, renderNotes } from '../context/agent-notes';
-import { describeIssues } from '../schemas/issues';
+import { notesUpdateOf, notesUpdateProblems } from '../schemas/notes-update';
 import type { CarriedState } from '../schemas/investigation';
 import type { ToolCall, ToolOutcome } from '../schemas/tool-call';
-import { isToolName, TOOL_SPECS, toolDefinitions, type ToolName } from '../schemas/tool-specs';
+import { isOfferedTool, TOOL_DEFINITIONS } from '../schemas/tool-definitions';
+import type { ToolName } from '../schemas/tool-specs';
 import { requestRefund } from './refund-approval';
 import type { Run } from './state';
 import { isLocalActivityFailure } from './activities';
 import { mcpOffer, runMcpTool } from './mcp-tools';
 
-/** The tool definitions the model is offered, identical on every call. */
-export const TOOLS = toolDefinitions();
+/** The tool definitions the model is offered, identical on every call (generated at build time: no schema is built per run). */
+export const TOOLS = TOOL_DEFINITIONS;
 const TOOL_NAMES = TOOLS.map((t) => t.name).join(', ');
 
 /** Tools that are plain activities: everything but the workflow's own notes (runs: 'workflow') and request_refund. */
 type ActivityToolName = Exclude<ToolName, 'read_notes' | 'write_notes' | 'request_refund'>;
-
-/**
- * From this patch on, the read-only shop tools run as local activities and the read-only
- * calls of one reply run side by side. Histories recorded before it replay as they ran: every
- * tool a remote activity, one after another.
- */
-export const LOCAL_READ_TOOLS_PATCH = 'local-read-tools';
 
 /**
  * Tools that only read the shop's own records in Postgres and answer in milliseconds: run as
@@ -101,9 +96,10 @@ function outcomeOfFailure(name: string, cause: Error | undefined, fallback: stri
 /** read_notes and write_notes: the agent's notes live in the workflow, outside the context. */
 function runNotesTool(s: CarriedState, use: ToolUseBlock): ToolOutcome {
   if (use.name === 'read_notes') return { is_error: false, content: renderNotes(s.agentNotes) };
-  const parsed = TOOL_SPECS.write_notes.input.safeParse(use.input ?? {});
-  if (!parsed.success) return { is_error: true, content: `Invalid input for write_notes: ${describeIssues(parsed.error)}` };
-  s.agentNotes = applyNotesUpdate(s.agentNotes, parsed.data);
+  const input = use.input ?? {};
+  const problems = notesUpdateProblems(input);
+  if (problems.length) return { is_error: true, content: `Invalid input for write_notes: ${problems.join('; ')}` };
+  s.agentNotes = applyNotesUpdate(s.agentNotes, notesUpdateOf(input as Record<string, unknown>));
   return { is_error: false, content: `Notes saved.\n${renderNotes(s.agentNotes)}` };
 }
 
@@ -129,7 +125,7 @@ export async function runTool(run: Run, use: ToolUseBlock, options: { local?: bo
       throw error;
     }
   }
-  if (!isToolName(use.name)) {
+  if (!isOfferedTool(use.name)) {
     return { is_error: true, content: `Unknown tool "${use.name}". Available tools: ${TOOL_NAMES}.` };
   }
   const name = use.name;
@@ -149,17 +145,17 @@ export async function runTool(run: Run, use: ToolUseBlock, options: { local?: bo
 }
 
 /**
- * Runs one reply's tool calls and returns their outcomes in the reply's order. Under
- * LOCAL_READ_TOOLS_PATCH (unless the run's settings say localReadTools: false) read-only
- * tools run as local activities and consecutive read-only calls side by side; otherwise, as
- * before the patch, every call is a remote activity and each waits for the one before.
+ * Runs one reply's tool calls and returns their outcomes in the reply's order: read-only tools
+ * as local activities and consecutive read-only calls side by side, unless the run's settings
+ * say localReadTools: false (then every call is a remote activity, each after the one before).
  */
 export async function runTools(run: Run, uses: readonly ToolUseBlock[], logSeqs: readonly (number | undefined)[] = []): Promise<DispatchOutcome[]> {
   const outcomes: DispatchOutcome[] = [];
-  if (run.settings.localReadTools === false || !patched(LOCAL_READ_TOOLS_PATCH)) {
+  if (run.settings.localReadTools === false) {
     for (const [i, use] of uses.entries()) outcomes.push(await runTool(run, use, { logSeq: logSeqs[i] }));
     return outcomes;
   }
+  deprecatePatch(RETIRED_PATCHES.localReadTools);
   for (const group of sideBySideGroups(uses)) {
     const start = outcomes.length;
     outcomes.push(...(await Promise.all(group.map((use, j) => runTool(run, use, { local: true, logSeq: logSeqs[start + j] })))));

@@ -1,4 +1,5 @@
-import { ActivityFailure, patched } from '@temporalio/workflow';
+import { deprecatePatch, ActivityFailure } from '@temporalio/workflow';
+import { RETIRED_PATCHES } from './retired-patches';
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { costOf } from '../context/accounting';
 import { contextManagementEdits } from '../context/clearing';
@@ -14,6 +15,7 @@ import { queueNote, queueReply } from './desk-posts';
 import { handOff, MODEL_DECLINED_REASON, REPLY_HELD_REASON } from './hand-off';
 import { publish, type Run } from './state';
 import { runTools } from './tool-dispatch';
+import { isLocalActivityFailure } from './activities';
 import { mcpPlanField } from './mcp-tools';
 import { appendLoggedReply, recordStepByReference, reserveResult, resultBlock, skipAfterFailedCall, stepPlan } from './by-reference';
 import type { StepPlan } from '../schemas/transcript-log';
@@ -22,17 +24,19 @@ import type { StepPlan } from '../schemas/transcript-log';
 // to (tools, a continuation, the end of the turn, a hand-over). The loop in investigation.ts
 // decides when a step is due.
 
-/** The patch that checks each reply for internal details before the customer sees it; runs from before replay without it. */
-export const PUBLIC_REPLY_CHECK_PATCH = 'public-reply-check';
-
 /** Empty replies in a row a turn tolerates before a person takes over. */
 const MAX_EMPTY_REPLIES = 2;
 
 /** Context events of one step, in the order they happened; undefined when none. */
 const joinEvents = (...events: (string | null | undefined)[]) => events.filter((e): e is string => Boolean(e)).join('; ') || undefined;
 
-/** Why an activity failed: the failure's own words, for operators (never the customer). */
-export const failureText = (error: ActivityFailure) => (error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : error.message);
+/** Why an activity failed: the failure's own words, for operators (never the customer). A local activity's last attempt rejects with its own failure. */
+export const failureText = (error: Error) =>
+  error instanceof ActivityFailure ? (error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : error.message) : `${error.name}: ${error.message}`;
+
+/** True for the failure a model call (remote, or local under settings.localModelCalls) rejects with once its retries are spent. */
+export const isModelCallFailure = (run: Run, error: unknown): error is Error =>
+  error instanceof ActivityFailure || (run.settings.localModelCalls === true && isLocalActivityFailure(error));
 
 /** One model call on the lean context; the reply joins the transcript. Null when a person must take over. */
 export async function modelStep(run: Run): Promise<ModelReply | null> {
@@ -80,7 +84,7 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
     s.contextEventDue = null;
     return reply;
   } catch (error) {
-    if (!(error instanceof ActivityFailure)) throw error;
+    if (!isModelCallFailure(run, error)) throw error;
     if (plan) skipAfterFailedCall(s, plan);
     handOff(run, 'model_failed', `the model could not be asked: ${failureText(error)}`);
     return null;
@@ -128,8 +132,8 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
       return;
     case 'reply': {
       const leaks = publicReplyLeaks(plan.text);
-      // Runs from before the check (no marker) replay as they ran: their reply went out as written.
-      if (leaks.length && patched(PUBLIC_REPLY_CHECK_PATCH)) {
+      if (leaks.length) {
+        deprecatePatch(RETIRED_PATCHES.publicReplyCheck);
         const what = describeLeaks(leaks);
         queueNote(run, replyHeldNote({ what, text: plan.text }));
         handOff(run, 'reply_held', `${REPLY_HELD_REASON} because it showed the customer ${what}`);

@@ -1,6 +1,3 @@
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { createActivities, type Activities } from '../../activities';
 import { applyNotesUpdate, renderNotes, type NotesUpdate } from '../../context/agent-notes';
@@ -16,12 +13,30 @@ import { startingState, type Run } from '../../workflows/state';
 import { exampleEvent } from '../demo/run';
 import { startLocalStack, type LocalStack } from '../env/stack';
 import { startTracing } from '../../observability/tracing';
-import { startInProcessWorker, writeWorkflowBundle } from '../../worker';
+import { startInProcessWorker } from '../../worker';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { median } from './stats';
+import { loadavg } from 'node:os';
+import type { temporal } from '@temporalio/proto';
 import { historySizes } from './workflow';
 
 type Out = (line: string) => void;
+
+/** Where a run's time went, from its history's event times (summed over the run), and its workflow tasks. */
+export interface OverheadParts {
+  /** Workflow tasks the run took. */
+  workflowTasks: number;
+  /** Workflow tasks waiting for the worker: scheduled → started. */
+  taskQueueMs: number;
+  /** Workflow tasks running on the worker (replaying, deciding, local activities, payload codec): started → completed. */
+  taskRunMs: number;
+  /** Remote activities waiting to be dispatched: scheduled → started (eager dispatch takes the poll out). */
+  activityDispatchMs: number;
+  /** Remote activities running (the model call, its transcript log reads and writes, the payload codec): started → completed. */
+  activityRunMs: number;
+  /** Local activities (markers) the run recorded. */
+  localActivities: number;
+}
 
 /** One measured investigation: how many model steps it took, how long, and (through the worker) its history. */
 export interface OverheadSample {
@@ -29,6 +44,7 @@ export interface OverheadSample {
   ms: number;
   events?: number;
   bytes?: number;
+  parts?: OverheadParts;
 }
 
 /** One way through the worker, summarised: medians over the repeats. */
@@ -41,31 +57,29 @@ export interface WorkerSummary {
   ratio: number;
   eventsPerStep: number;
   historyBytes: number;
+  /** The parts per step (medians over the repeats). */
+  parts: { workflowTasks: number; taskQueueMs: number; taskRunMs: number; activityDispatchMs: number; activityRunMs: number; localActivities: number };
 }
+
+/** The ways through the worker the bench runs, in the order it prints them. */
+export const OVERHEAD_WAYS = {
+  before: 'remote model calls, no eager dispatch (before)',
+  eager: 'remote model calls, eager dispatch',
+  local: 'eager, local model calls (after)',
+  traced: 'same as after, tracing on',
+} as const;
+export type OverheadWay = keyof typeof OVERHEAD_WAYS;
 
 /** What `casework bench overhead` prints, and returns for --json. */
 export interface OverheadResult {
   steps: number;
   repeats: number;
   floor: OverheadSample[];
-  /** Through the worker with every tool a remote activity, one at a time: runs started with CASEWORK_LOCAL_READ_TOOLS=false, as before patch local-read-tools. */
-  workerRemoteTools: OverheadSample[];
-  /** Through the worker as runs start today: read-only tools local, one reply's reads side by side. */
-  worker: OverheadSample[];
-  /** As `worker`, on a worker and client made with tracing on (every span exported, one at a time, to a counting exporter). */
-  workerTraced: OverheadSample[];
-  /** As `worker`, on a worker whose workflow bundle has no tracing interceptor at all (casework before tracing). */
-  workerUntraceable: OverheadSample[];
+  /** Through the worker, per way (OVERHEAD_WAYS). */
+  ways: Record<OverheadWay, OverheadSample[]>;
   /** Spans the traced runs exported. */
   spansExported: number;
-  summary: {
-    floorMsPerStep: number;
-    floorStepsPerSecond: number;
-    remoteTools: WorkerSummary;
-    localReadTools: WorkerSummary;
-    traced: WorkerSummary;
-    untraceable: WorkerSummary;
-  };
+  summary: { floorMsPerStep: number; floorStepsPerSecond: number } & Record<OverheadWay, WorkerSummary>;
 }
 
 const drillMessage = (steps: number) => `Scripted long investigation of order 5102. #drill:${steps}`;
@@ -114,17 +128,44 @@ export async function runFloor(activities: Activities, config: Config, ticketId:
   return { steps: s.step, ms: performance.now() - started };
 }
 
-async function runThroughWorker(stack: Pick<LocalStack, 'client' | 'db'>, config: Config, tag: string, steps: number, localReadTools: boolean): Promise<OverheadSample> {
+/** How a way's runs start: the worker (its task queue, and whether it asks for eager dispatch) and the runs' settings. */
+interface WayRunner {
+  client: LocalStack['client'];
+  config: Config;
+  localModelCalls: boolean;
+}
+
+const eventMs = (e: temporal.api.history.v1.IHistoryEvent) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+
+/** The parts of a run's time, paired by the scheduled event each started and completed event names. */
+export function partsOf(events: readonly temporal.api.history.v1.IHistoryEvent[]): OverheadParts {
+  const at = new Map(events.map((e) => [String(e.eventId), eventMs(e)]));
+  const since = (id: unknown, e: temporal.api.history.v1.IHistoryEvent) => eventMs(e) - (at.get(String(id)) ?? eventMs(e));
+  const parts: OverheadParts = { workflowTasks: 0, taskQueueMs: 0, taskRunMs: 0, activityDispatchMs: 0, activityRunMs: 0, localActivities: 0 };
+  for (const e of events) {
+    if (e.workflowTaskStartedEventAttributes) {
+      parts.workflowTasks += 1;
+      parts.taskQueueMs += since(e.workflowTaskStartedEventAttributes.scheduledEventId, e);
+    }
+    if (e.workflowTaskCompletedEventAttributes) parts.taskRunMs += since(e.workflowTaskCompletedEventAttributes.startedEventId, e);
+    if (e.activityTaskStartedEventAttributes) parts.activityDispatchMs += since(e.activityTaskStartedEventAttributes.scheduledEventId, e);
+    if (e.activityTaskCompletedEventAttributes) parts.activityRunMs += since(e.activityTaskCompletedEventAttributes.startedEventId, e);
+    if (e.markerRecordedEventAttributes?.markerName === 'core_local_activity') parts.localActivities += 1;
+  }
+  return parts;
+}
+
+async function runThroughWorker(way: WayRunner, db: LocalStack['db'], tag: string, steps: number): Promise<OverheadSample> {
   const event = exampleEvent('dana-5102', tag, { message: drillMessage(steps) });
-  const settings = investigationSettings({ ...config, CASEWORK_LOCAL_READ_TOOLS: localReadTools ? 'true' : 'false' });
-  const status = await deliverAndWait(stack.client, stack.db.app, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings, timeoutMs: 600_000 });
+  const settings = { ...investigationSettings(way.config), ...(way.localModelCalls ? { localModelCalls: true as const } : {}) };
+  const status = await deliverAndWait(way.client, db.app, event, { taskQueue: way.config.TEMPORAL_TASK_QUEUE, settings, timeoutMs: 600_000 });
   // Timed by the server's own clock, from the run's first event to its last (the workflow task that
   // published the reply), so the client's polling for the answer is not counted.
-  const history = await stack.client.workflow.getHandle(status.workflowId).fetchHistory();
-  const times = (history.events ?? []).map((e) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6);
-  const ms = (times[times.length - 1] ?? 0) - (times[0] ?? 0);
-  const runs = await historySizes(stack.client, status.workflowId);
-  return { steps: status.step, ms, events: runs.reduce((n, r) => n + r.events, 0), bytes: runs.reduce((n, r) => n + r.bytes, 0) };
+  const history = await way.client.workflow.getHandle(status.workflowId).fetchHistory();
+  const events = history.events ?? [];
+  const ms = eventMs(events[events.length - 1] ?? {}) - eventMs(events[0] ?? {});
+  const runs = await historySizes(way.client, status.workflowId);
+  return { steps: status.step, ms, events: runs.reduce((n, r) => n + r.events, 0), bytes: runs.reduce((n, r) => n + r.bytes, 0), parts: partsOf(events) };
 }
 
 /** A span exporter that only counts: what tracing costs casework, without a collector's. */
@@ -143,73 +184,68 @@ function countingExporter(): SpanExporter & { count: number } {
 /**
  * `casework bench overhead`: a scripted investigation of `steps` model calls (the offline
  * model's drill: a tracking page per step, a note every fifth) run `repeats` times each way,
- * alternating, in one process on one machine: as the plain loop above, and through an
- * in-process worker on the dev server three times — with every tool a remote activity (runs
- * started with CASEWORK_LOCAL_READ_TOOLS=false, as before patch local-read-tools), as runs
- * start today (read-only tools local, tracing off), and the same on a second worker and client
- * made with tracing on. Prints, for each, steps per second, milliseconds per step over the
- * floor, the ratio to the floor and the history's events per step.
+ * alternating, in one process on one machine: as the plain loop above, and through in-process
+ * workers on the dev server four ways — as runs started before this round (remote model calls,
+ * a worker that asks for no eager dispatch), with eager dispatch, with eager dispatch and the
+ * model calls local (CASEWORK_LOCAL_MODEL_CALLS), and that last on a worker and client made
+ * with tracing on. Prints, for each, steps per second, milliseconds per step over the floor,
+ * the ratio to the floor and the history's events per step, and where the time went.
  */
 export async function runOverheadBench(config: Config, options: { out: Out; steps?: number; repeats?: number; json?: boolean }): Promise<OverheadResult> {
   const steps = options.steps ?? 30;
   const repeats = options.repeats ?? 3;
-  const runConfig = { ...config, CASEWORK_MAX_STEPS: steps + 10, CASEWORK_MAX_STEPS_PER_RUN: steps + 10 };
+  const runConfig = { ...config, CASEWORK_MAX_STEPS: steps + 10, CASEWORK_MAX_STEPS_PER_RUN: steps + 10, CASEWORK_EAGER_ACTIVITIES: 'true' as const };
   const stack = await startLocalStack(runConfig, { inMemoryDb: !config.DATABASE_URL });
+  const stops: (() => Promise<unknown>)[] = [];
   try {
     const activities = createActivities({ pool: stack.db.app, model: stack.model, noteTtlMonths: config.CASEWORK_NOTE_TTL_MONTHS });
     const tag = `overhead${Date.now().toString(36)}`;
     const customerId = exampleEvent('dana-5102', tag).customerId;
-    // One of each first, unmeasured: JIT, the dev server's first workflow task, connection pools.
-    await runFloor(activities, runConfig, `${tag}-warm`, customerId, drillMessage(steps));
-    await runThroughWorker(stack, runConfig, `${tag}-warmr`, steps, false);
-    await runThroughWorker(stack, runConfig, `${tag}-warml`, steps, true);
-    // Tracing absent: a worker whose bundle lacks the tracing interceptor, on a task queue of its own.
-    const absentBundle = join(tmpdir(), `casework-overhead-untraced-${process.pid}-${tag}.js`);
-    await writeWorkflowBundle(absentBundle, { withoutTracing: true });
-    const absentConfig = { ...runConfig, TEMPORAL_TASK_QUEUE: `${runConfig.TEMPORAL_TASK_QUEUE}-absent` };
-    const absent = await startInProcessWorker({ config: absentConfig, pool: stack.db.app, model: stack.model, workflowBundlePath: absentBundle });
-    await runThroughWorker({ client: absent.client, db: stack.db }, absentConfig, `${tag}-warma`, steps, true);
-    // Tracing starts after the untraced worker and client were made, so they stay untraced (each
+    // The before way polls a task queue of its own, on a worker that asks for no eager dispatch.
+    const beforeConfig = { ...runConfig, TEMPORAL_TASK_QUEUE: `${runConfig.TEMPORAL_TASK_QUEUE}-before`, CASEWORK_EAGER_ACTIVITIES: 'false' as const };
+    const before = await startInProcessWorker({ config: beforeConfig, pool: stack.db.app, model: stack.model });
+    stops.push(() => before.stop());
+    // Tracing starts after the untraced workers and clients were made, so they stay untraced (each
     // decides when it is made); the traced pair polls a task queue of its own.
     const exporter = countingExporter();
     const tracing = startTracing(runConfig, { serviceName: 'casework-bench', exporter });
+    stops.push(async () => tracing?.shutdown());
     const tracedConfig = { ...runConfig, TEMPORAL_TASK_QUEUE: `${runConfig.TEMPORAL_TASK_QUEUE}-traced` };
     const traced = await startInProcessWorker({ config: tracedConfig, pool: stack.db.app, model: stack.model });
-    try {
-      await runThroughWorker({ client: traced.client, db: stack.db }, tracedConfig, `${tag}-warmt`, steps, true);
-      const floor: OverheadSample[] = [];
-      const workerRemoteTools: OverheadSample[] = [];
-      const worker: OverheadSample[] = [];
-      const workerTraced: OverheadSample[] = [];
-      const workerUntraceable: OverheadSample[] = [];
-      for (let i = 0; i < repeats; i++) {
-        workerUntraceable.push(await runThroughWorker({ client: absent.client, db: stack.db }, absentConfig, `${tag}-a${i}`, steps, true));
-        floor.push(await runFloor(activities, runConfig, `${tag}-f${i}`, customerId, drillMessage(steps)));
-        workerRemoteTools.push(await runThroughWorker(stack, runConfig, `${tag}-r${i}`, steps, false));
-        worker.push(await runThroughWorker(stack, runConfig, `${tag}-l${i}`, steps, true));
-        workerTraced.push(await runThroughWorker({ client: traced.client, db: stack.db }, tracedConfig, `${tag}-t${i}`, steps, true));
-      }
-      return report({ steps, repeats, floor, workerRemoteTools, worker, workerTraced, workerUntraceable, spansExported: exporter.count }, stack.model.label, options);
-    } finally {
-      await traced.stop();
-      await absent.stop();
-      rmSync(absentBundle, { force: true });
-      await tracing?.shutdown();
+    stops.push(() => traced.stop());
+    const runners: Record<OverheadWay, WayRunner> = {
+      before: { client: before.client, config: beforeConfig, localModelCalls: false },
+      eager: { client: stack.client, config: runConfig, localModelCalls: false },
+      local: { client: stack.client, config: runConfig, localModelCalls: true },
+      traced: { client: traced.client, config: tracedConfig, localModelCalls: true },
+    };
+    const wayNames = Object.keys(OVERHEAD_WAYS) as OverheadWay[];
+    // One of each first, unmeasured: JIT, the dev server's first workflow task, connection pools.
+    await runFloor(activities, runConfig, `${tag}-warm`, customerId, drillMessage(steps));
+    for (const way of wayNames) await runThroughWorker(runners[way], stack.db, `${tag}-warm${way}`, steps);
+    const floor: OverheadSample[] = [];
+    const ways = Object.fromEntries(wayNames.map((w) => [w, [] as OverheadSample[]])) as Record<OverheadWay, OverheadSample[]>;
+    for (let i = 0; i < repeats; i++) {
+      floor.push(await runFloor(activities, runConfig, `${tag}-f${i}`, customerId, drillMessage(steps)));
+      for (const way of wayNames) ways[way].push(await runThroughWorker(runners[way], stack.db, `${tag}-${way}${i}`, steps));
     }
+    return report({ steps, repeats, floor, ways, spansExported: exporter.count }, stack.model.label, options);
   } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
     await stack.stop();
   }
 }
 
 /** Summarises the samples, and prints them as a table (or JSON). */
 function report(
-  samples: Pick<OverheadResult, 'steps' | 'repeats' | 'floor' | 'workerRemoteTools' | 'worker' | 'workerTraced' | 'workerUntraceable' | 'spansExported'>,
+  samples: Pick<OverheadResult, 'steps' | 'repeats' | 'floor' | 'ways' | 'spansExported'>,
   modelLabel: string,
   options: { out: Out; json?: boolean },
 ): OverheadResult {
-  const { steps, repeats, floor, workerRemoteTools, worker, workerTraced, workerUntraceable } = samples;
+  const { steps, repeats, floor, ways } = samples;
   const perStep = (of: OverheadSample[]) => median(of.map((x) => x.ms / x.steps));
   const floorMsPerStep = perStep(floor);
+  const partPerStep = (of: OverheadSample[], key: keyof OverheadParts) => median(of.map((x) => (x.parts?.[key] ?? 0) / x.steps));
   const summarise = (of: OverheadSample[]): WorkerSummary => {
     const msPerStep = perStep(of);
     return {
@@ -219,15 +255,21 @@ function report(
       ratio: msPerStep / floorMsPerStep,
       eventsPerStep: median(of.map((x) => (x.events ?? 0) / x.steps)),
       historyBytes: median(of.map((x) => x.bytes ?? 0)),
+      parts: {
+        workflowTasks: partPerStep(of, 'workflowTasks'),
+        taskQueueMs: partPerStep(of, 'taskQueueMs'),
+        taskRunMs: partPerStep(of, 'taskRunMs'),
+        activityDispatchMs: partPerStep(of, 'activityDispatchMs'),
+        activityRunMs: partPerStep(of, 'activityRunMs'),
+        localActivities: partPerStep(of, 'localActivities'),
+      },
     };
   };
+  const wayNames = Object.keys(OVERHEAD_WAYS) as OverheadWay[];
   const summary = {
     floorMsPerStep,
     floorStepsPerSecond: 1000 / floorMsPerStep,
-    remoteTools: summarise(workerRemoteTools),
-    localReadTools: summarise(worker),
-    traced: summarise(workerTraced),
-    untraceable: summarise(workerUntraceable),
+    ...(Object.fromEntries(wayNames.map((w) => [w, summarise(ways[w])])) as Record<OverheadWay, WorkerSummary>),
   };
   const result: OverheadResult = { ...samples, summary };
   if (options.json) {
@@ -235,30 +277,40 @@ function report(
     return result;
   }
   const out = options.out;
-  out(`Orchestration overhead: a ${steps}-step scripted investigation (${modelLabel}), ${repeats} runs each way, alternating, medians:`);
-  out('  way                                   steps/s   ms/step   over floor   × floor   events/step   history bytes');
+  out(`Orchestration overhead: a ${steps}-step scripted investigation (${modelLabel}), ${repeats} runs each way, alternating, medians; load average ${loadavg()[0]!.toFixed(2)}:`);
+  out('  way                                               steps/s   ms/step   over floor   × floor   events/step   history bytes');
   const row = (name: string, stepsPerSecond: number, msPerStep: number, over: string, ratio: string, events: string, bytes: string) =>
     out(
-      `  ${name.padEnd(36)}  ${stepsPerSecond.toFixed(1).padStart(7)}  ${msPerStep.toFixed(1).padStart(8)}  ${over.padStart(11)}  ${ratio.padStart(8)}  ${events.padStart(12)}  ${bytes.padStart(14)}`,
+      `  ${name.padEnd(48)}  ${stepsPerSecond.toFixed(1).padStart(7)}  ${msPerStep.toFixed(1).padStart(8)}  ${over.padStart(11)}  ${ratio.padStart(8)}  ${events.padStart(12)}  ${bytes.padStart(14)}`,
     );
   row('plain loop (floor)', summary.floorStepsPerSecond, floorMsPerStep, '—', '1.00×', '—', '—');
-  const workerRow = (name: string, w: WorkerSummary) =>
-    row(name, w.stepsPerSecond, w.msPerStep, `+${w.overheadMsPerStep.toFixed(1)} ms`, `${w.ratio.toFixed(2)}×`, w.eventsPerStep.toFixed(1), w.historyBytes.toLocaleString('en-US'));
-  workerRow('worker, every tool remote (before)', summary.remoteTools);
-  workerRow('worker, read-only tools local (now)', summary.localReadTools);
-  workerRow('same, tracing on', summary.traced);
-  workerRow('same, tracing absent from the bundle', summary.untraceable);
-  const cut = 1 - summary.localReadTools.overheadMsPerStep / summary.remoteTools.overheadMsPerStep;
-  out(
-    `  local read-only tools cut the overhead per step by ${(cut * 100).toFixed(0)}% and the events per step from ${summary.remoteTools.eventsPerStep.toFixed(1)} to ${summary.localReadTools.eventsPerStep.toFixed(1)}.`,
-  );
-  const tracedMs = summary.traced.msPerStep - summary.localReadTools.msPerStep;
-  const offMs = summary.localReadTools.msPerStep - summary.untraceable.msPerStep;
+  for (const w of wayNames) {
+    const s = summary[w];
+    row(
+      OVERHEAD_WAYS[w],
+      s.stepsPerSecond,
+      s.msPerStep,
+      `+${s.overheadMsPerStep.toFixed(1)} ms`,
+      `${s.ratio.toFixed(2)}×`,
+      s.eventsPerStep.toFixed(1),
+      s.historyBytes.toLocaleString('en-US'),
+    );
+  }
+  out('');
+  out("  where a step's time went (per step, from the history's event times):");
+  out('  way                                               workflow tasks   task queued   task running   activity dispatch   activity running   local activities');
+  for (const w of wayNames) {
+    const p = summary[w].parts;
+    const ms = (v: number) => `${v.toFixed(1)} ms`;
+    out(
+      `  ${OVERHEAD_WAYS[w].padEnd(48)}  ${p.workflowTasks.toFixed(2).padStart(14)}  ${ms(p.taskQueueMs).padStart(12)}  ${ms(p.taskRunMs).padStart(13)}  ${ms(p.activityDispatchMs).padStart(18)}  ${ms(p.activityRunMs).padStart(17)}  ${p.localActivities.toFixed(2).padStart(17)}`,
+    );
+  }
+  out('  task running holds the workflow code, the payload codec of what the task reads and writes, and local activities (with their transcript log writes);');
+  out('  activity running holds the model call, its transcript log reads and writes, and its payloads; the rest of a step is the server between events.');
+  const tracedMs = summary.traced.msPerStep - summary.local.msPerStep;
   out(
     `  tracing on adds ${tracedMs.toFixed(1)} ms per step (${samples.spansExported.toLocaleString('en-US')} spans exported); off, runs carry no trace header and the worker adds no interceptor.`,
-  );
-  out(
-    `  tracing off against absent: ${offMs >= 0 ? '+' : ''}${offMs.toFixed(1)} ms per step (${(summary.localReadTools.msPerStep / summary.untraceable.msPerStep).toFixed(2)}×), within the runs' own spread when it is near zero.`,
   );
   return result;
 }

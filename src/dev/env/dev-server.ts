@@ -25,6 +25,15 @@ export function isListening(host: string, port: number, timeoutMs = 500): Promis
   });
 }
 
+/**
+ * Dynamic config every dev server casework starts gets (the demo, `casework dev`, the benches,
+ * the test suite): eager activity dispatch, so an activity a workflow task schedules on the
+ * worker's own task queue comes back in the task's completion instead of through a poll (the
+ * SDK asks for it by default, ActivityOptions.allowEagerDispatch; the server grants it only
+ * with this flag). docker-compose's cluster sets the same in deploy/temporal/dynamicconfig.yaml.
+ */
+export const CASEWORK_DYNAMIC_CONFIG: Readonly<Record<string, string | number | boolean>> = { 'system.enableActivityEagerExecution': true };
+
 /** Dev servers this process started and has not seen exit: stopped when the process ends, however it ends. */
 const running = new Set<ChildProcess>();
 let hooksInstalled = false;
@@ -78,7 +87,7 @@ export interface DevServerOptions {
   uiPort?: number;
   dbFile?: string;
   headless?: boolean;
-  /** Dynamic config values, e.g. { 'limit.historyCount.suggestContinueAsNew': 1000 }. */
+  /** Dynamic config values beside CASEWORK_DYNAMIC_CONFIG, e.g. { 'limit.historyCount.suggestContinueAsNew': 1000 }. */
   dynamicConfig?: Record<string, string | number | boolean>;
 }
 
@@ -96,7 +105,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   else args.push('--ui-port', String(uiPort));
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   for (const flag of SEARCH_ATTRIBUTE_FLAGS) args.push('--search-attribute', flag);
-  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  for (const [key, value] of Object.entries({ ...CASEWORK_DYNAMIC_CONFIG, ...options.dynamicConfig })) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: false });
   stopWithThisProcess(child);
   let stderr = '';

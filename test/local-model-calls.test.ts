@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ApplicationFailure } from '@temporalio/common';
+import { Worker } from '@temporalio/worker';
+import { createOfflineModel } from '../src/model/offline';
+import type { Model } from '../src/model/port';
+import { dataConverterFor } from '../src/temporal/data-converter';
+import { send, settingsWith, ticket } from './support/investigate';
+import { seededWorker } from './support/temporal';
+
+// Model calls as local activities (CASEWORK_LOCAL_MODEL_CALLS=true): a turn's steps leave one
+// marker each instead of an activity's three events and a workflow task's three, the
+// investigation answers exactly as with remote calls, its history replays, and a call the model
+// refuses for good still ends with a person told, not a failed run.
+
+const REJECT = '#local-model-reject';
+
+/** The offline investigator, refusing for good (as the port maps an API 400) any conversation carrying REJECT. */
+function rejectingOnMarker(inner: Model): Model {
+  return {
+    label: inner.label,
+    offline: inner.offline,
+    create(request) {
+      if (JSON.stringify(request.messages).includes(REJECT)) {
+        return Promise.reject(
+          ApplicationFailure.create({ type: 'ModelRequestRejected', nonRetryable: true, message: 'invalid_request_error: the test double rejects this request' }),
+        );
+      }
+      return inner.create(request);
+    },
+  };
+}
+
+const ctx = seededWorker({ model: rejectingOnMarker(createOfflineModel()) });
+const local = () => settingsWith({ CASEWORK_LOCAL_MODEL_CALLS: 'true', CASEWORK_HISTORY_BY_REFERENCE: 'true' });
+
+test('a 20-step turn with local model calls answers as remote calls do, in under 5 history events a step, and replays', async () => {
+  const message = 'Scripted long investigation of order 5102. #drill:20';
+  const remote = await send(ctx.tw, ticket('cust_dana', message), settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'true' }));
+  const done = await send(ctx.tw, ticket('cust_dana', message), local());
+  assert.equal(done.status, 'waiting_for_customer');
+  assert.equal(done.step, remote.step);
+  assert.equal(done.lastReply, remote.lastReply);
+  assert.deepEqual(
+    done.steps.map((s) => s.tools),
+    remote.steps.map((s) => s.tools),
+  );
+
+  const history = await ctx.tw.client.workflow.getHandle(done.workflowId).fetchHistory();
+  const events = history.events ?? [];
+  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name);
+  assert.ok(!scheduled.includes('callModelOnPlan'), `no model call is a remote activity (scheduled: ${scheduled.join(', ')})`);
+  const remoteEvents = (await ctx.tw.client.workflow.getHandle(remote.workflowId).fetchHistory()).events?.length ?? 0;
+  assert.ok(events.length / done.step <= 5, `${events.length} events for ${done.step} steps (remote calls: ${remoteEvents})`);
+  assert.ok(events.length < remoteEvents / 2, `${events.length} events against ${remoteEvents} with remote calls`);
+  const code = process.env.CASEWORK_WORKFLOW_BUNDLE
+    ? { workflowBundle: { codePath: process.env.CASEWORK_WORKFLOW_BUNDLE } }
+    : { workflowsPath: require.resolve('../src/workflows') };
+  await Worker.runReplayHistory({ ...code, dataConverter: dataConverterFor(ctx.tw.config, ctx.db.app) }, history, done.workflowId);
+});
+
+test('a local model call the model refuses for good hands the case to a person, naming why', async () => {
+  const held = await send(ctx.tw, ticket('cust_dana', `Where is my parcel? ${REJECT}`), local());
+  assert.equal(held.status, 'needs_human');
+  assert.match(held.handOff?.reason ?? '', /^the model could not be asked: .*the test double rejects this request/);
+});
