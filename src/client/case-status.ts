@@ -1,5 +1,8 @@
 import { QueryNotRegisteredError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { NotFoundError } from '../errors';
+import { EMPTY_AGENT_NOTES } from '../context/agent-notes';
+import { CustomerErasedError } from '../temporal/codec/customer-keys';
 import type { BrokenRun, InvestigationInput, InvestigationStatus } from '../schemas/investigation';
 import { SA } from '../schemas/search-attributes';
 import { decodeHistoryPayloads } from '../temporal/history-payloads';
@@ -39,6 +42,8 @@ export async function describeCase(client: Client, workflowId: string): Promise<
     description = await client.workflow.getHandle(workflowId).describe();
   } catch (error) {
     if (error instanceof WorkflowNotFoundError || (error as Error).name === 'WorkflowNotFoundError') throw new NotFoundError(`no investigation ${workflowId}`);
+    // An erased customer's memo is under their destroyed key: what Temporal keeps in clear still says how the run stands.
+    if (erasureBehind(error)) return describeUndecoded(client, workflowId);
     throw error;
   }
   const status = description.status.name;
@@ -50,6 +55,31 @@ export async function describeCase(client: Client, workflowId: string): Promise<
     runId: description.runId,
     taskQueue: description.taskQueue,
     // A run between continue-as-new and its next run's start answers as the running case it is.
+    state: status === 'COMPLETED' ? 'completed' : (brokenRunOf(status) ?? 'running'),
+    ...(customerId ? { customerId } : {}),
+    ...(ticketId ? { ticketId } : {}),
+  };
+}
+
+/** Temporal's execution states by number, as the raw describe answers them. */
+const EXECUTION_STATES: Readonly<Record<number, string>> = { 1: 'RUNNING', 2: 'COMPLETED', 3: 'FAILED', 4: 'CANCELLED', 5: 'TERMINATED', 6: 'CONTINUED_AS_NEW', 7: 'TIMED_OUT' };
+
+/** describeCase from the raw describe, decoding nothing but the search attributes (never codec-encoded). */
+async function describeUndecoded(client: Client, workflowId: string): Promise<CaseRun> {
+  const { workflowExecutionInfo: info } = await client.workflowService.describeWorkflowExecution({ namespace: client.options.namespace, execution: { workflowId } });
+  const fields = info?.searchAttributes?.indexedFields ?? {};
+  const keyword = (name: string): string | undefined => {
+    const payload = fields[name];
+    const value: unknown = payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
+    return typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
+  };
+  const status = EXECUTION_STATES[Number(info?.status ?? 0)] ?? 'RUNNING';
+  const customerId = keyword(SA.customerId.name);
+  const ticketId = keyword(SA.ticketId.name);
+  return {
+    workflowId,
+    runId: info?.execution?.runId ?? '',
+    taskQueue: info?.taskQueue ?? '',
     state: status === 'COMPLETED' ? 'completed' : (brokenRunOf(status) ?? 'running'),
     ...(customerId ? { customerId } : {}),
     ...(ticketId ? { ticketId } : {}),
@@ -150,4 +180,38 @@ export async function runInput(client: Client, run: CaseRun): Promise<Investigat
   if (!started) return undefined;
   const [input] = (await decodeHistoryPayloads(client.options.loadedDataConverter, started.input?.payloads)) as (InvestigationInput | undefined)[];
   return input;
+}
+
+/** The CustomerErasedError behind `error` (the SDK wraps what a storage driver throws), if any. */
+export function erasureBehind(error: unknown): CustomerErasedError | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = (e as Error & { cause?: unknown }).cause, depth++) {
+    if (e instanceof CustomerErasedError) return e;
+  }
+  return undefined;
+}
+
+/**
+ * What can still be said of a closed case whose customer was erased: its recorded status is under
+ * the destroyed key, so only the ids Temporal keeps (workflow, ticket, customer) and that it closed.
+ */
+export function erasedStatus(run: CaseRun): InvestigationStatus {
+  return {
+    workflowId: run.workflowId,
+    ticketId: run.ticketId ?? '',
+    customerId: run.customerId ?? '',
+    status: 'closed',
+    step: 0,
+    model: null,
+    lastReply: null,
+    pendingApproval: null,
+    decisions: [],
+    totals: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cost_usd: 0 },
+    steps: [],
+    agentNotes: EMPTY_AGENT_NOTES,
+    caseNotes: null,
+    transcriptMessages: 0,
+    continuedAsNew: 0,
+    handOff: null,
+    refunds: [],
+  };
 }

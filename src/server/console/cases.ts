@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { askRunning, describeCase, readCaseStatus, runInput, type CaseRun } from '../../client/case-status';
+import { askRunning, describeCase, erasedStatus, erasureBehind, readCaseStatus, runInput, type CaseRun } from '../../client/case-status';
 import { NoWorkerAnsweredError } from '../../client/investigations';
 import { messagesOfEntries, wholeTranscript } from '../../context/log-messages';
 import type { TranscriptLog } from '../../db/transcript-log';
@@ -82,7 +82,15 @@ async function closedTranscript(source: CaseSource, run: CaseRun): Promise<Carri
 export async function readCase(source: CaseSource, workflowId: string, running?: { runId: string; taskQueue: string }): Promise<CaseView> {
   const { client } = source;
   const run: CaseRun = running ? { workflowId, ...running, state: 'running' } : await describeCase(client, workflowId);
-  const status = await readCaseStatus(client, workflowId, { run });
+  let status: InvestigationStatus;
+  try {
+    status = await readCaseStatus(client, workflowId, { run });
+  } catch (error) {
+    // A closed case's recorded status is under its customer's key: once erased, the page says so.
+    const erasure = run.state === 'running' ? undefined : erasureBehind(error);
+    if (!erasure) throw error;
+    return erased(workflowId, run.runId, erasedStatus(run), erasure);
+  }
   if (run.state !== 'running') {
     const logged = await closedTranscript(source, run);
     if (logged instanceof CustomerErasedError) return erased(workflowId, run.runId, status, logged);
