@@ -127,26 +127,7 @@ async function brokenStatus(client: Client, run: CaseRun & { state: BrokenRun },
   const handle = client.workflow.getHandle(run.workflowId, run.runId);
   const answered = await client.withDeadline(Date.now() + waitMs, () => handle.query(statusQuery)).catch(() => undefined);
   if (answered) return { ...answered, brokenRun: run.state };
-  return {
-    workflowId: run.workflowId,
-    ticketId: run.ticketId ?? '',
-    customerId: run.customerId ?? '',
-    status: 'needs_human',
-    step: 0,
-    model: null,
-    lastReply: null,
-    pendingApproval: null,
-    decisions: [],
-    totals: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cost_usd: 0 },
-    steps: [],
-    agentNotes: { found: [], ruled_out: [], to_do: [] },
-    caseNotes: null,
-    transcriptMessages: 0,
-    continuedAsNew: 0,
-    handOff: null,
-    refunds: [],
-    brokenRun: run.state,
-  };
+  return { ...knownOnly(run, 'needs_human'), brokenRun: run.state };
 }
 
 /**
@@ -195,11 +176,16 @@ export function erasureBehind(error: unknown): CustomerErasedError | undefined {
  * the destroyed key, so only the ids Temporal keeps (workflow, ticket, customer) and that it closed.
  */
 export function erasedStatus(run: CaseRun): InvestigationStatus {
+  return knownOnly(run, 'closed');
+}
+
+/** A status holding only what Temporal knows of a run without its payloads: its ids, and `status`. */
+function knownOnly(run: CaseRun, status: InvestigationStatus['status']): InvestigationStatus {
   return {
     workflowId: run.workflowId,
     ticketId: run.ticketId ?? '',
     customerId: run.customerId ?? '',
-    status: 'closed',
+    status,
     step: 0,
     model: null,
     lastReply: null,
