@@ -18,7 +18,7 @@ import { openTestDatabase, unique } from './support/db';
 // customer's payloads undecodable while another customer's still decode.
 
 const json = (value: unknown) => defaultPayloadConverter.toPayload<unknown>(value);
-const env = { CASEWORK_CODEC_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`, CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: '4096' };
+const env = { CASEWORK_CODEC_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`, CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: '4096', CASEWORK_CUSTOMER_PAYLOADS: 'true' };
 const config = loadConfig(env);
 const target = (id: string) => ({ kind: 'workflow' as const, namespace: 'default', id });
 

@@ -70,7 +70,7 @@ before(async () => {
   address = server.address;
   stopServer = () => server.stop();
   db = await openTestDatabase({ seed: true });
-  tw = await startTestWorker({ pool: db.app, model, env: { TEMPORAL_ADDRESS: address, CASEWORK_LOG_LEVEL: 'debug' } });
+  tw = await startTestWorker({ pool: db.app, model, env: { TEMPORAL_ADDRESS: address, CASEWORK_LOG_LEVEL: 'debug', CASEWORK_CUSTOMER_PAYLOADS: 'true' } });
   const converter = dataConverterFor(tw.config, db.app);
   codecServer = await startCodecServer(tw.config, { codecs: converter.payloadCodecs!, externalStorage: converter.externalStorage, port: 0 });
 });
