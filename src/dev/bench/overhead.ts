@@ -13,7 +13,10 @@ import { startingState, type Run } from '../../workflows/state';
 import { exampleEvent } from '../demo/run';
 import { startLocalStack, type LocalStack } from '../env/stack';
 import { startTracing } from '../../observability/tracing';
-import { startInProcessWorker } from '../../worker';
+import { startInProcessWorker, writeWorkflowBundle } from '../../worker';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { median } from './stats';
 import { loadavg } from 'node:os';
@@ -67,6 +70,7 @@ export const OVERHEAD_WAYS = {
   eager: 'remote model calls, eager dispatch',
   local: 'eager, local model calls (after)',
   traced: 'same as after, tracing on',
+  absent: 'same as after, tracing absent from the bundle',
 } as const;
 export type OverheadWay = keyof typeof OVERHEAD_WAYS;
 
@@ -205,6 +209,13 @@ export async function runOverheadBench(config: Config, options: { out: Out; step
     const beforeConfig = { ...runConfig, TEMPORAL_TASK_QUEUE: `${runConfig.TEMPORAL_TASK_QUEUE}-before`, CASEWORK_EAGER_ACTIVITIES: 'false' as const };
     const before = await startInProcessWorker({ config: beforeConfig, pool: stack.db.app, model: stack.model });
     stops.push(() => before.stop());
+    // The absent way runs a bundle built without the tracing interceptor module: what tracing off is measured against.
+    const bundleDir = await mkdtemp(join(tmpdir(), 'casework-overhead-'));
+    stops.push(() => rm(bundleDir, { recursive: true, force: true }));
+    await writeWorkflowBundle(join(bundleDir, 'untraced-bundle.js'), { withoutTracing: true });
+    const absentConfig = { ...runConfig, TEMPORAL_TASK_QUEUE: `${runConfig.TEMPORAL_TASK_QUEUE}-absent` };
+    const absent = await startInProcessWorker({ config: absentConfig, pool: stack.db.app, model: stack.model, workflowBundlePath: join(bundleDir, 'untraced-bundle.js') });
+    stops.push(() => absent.stop());
     // Tracing starts after the untraced workers and clients were made, so they stay untraced (each
     // decides when it is made); the traced pair polls a task queue of its own.
     const exporter = countingExporter();
@@ -218,6 +229,7 @@ export async function runOverheadBench(config: Config, options: { out: Out; step
       eager: { client: stack.client, config: runConfig, localModelCalls: false },
       local: { client: stack.client, config: runConfig, localModelCalls: true },
       traced: { client: traced.client, config: tracedConfig, localModelCalls: true },
+      absent: { client: absent.client, config: absentConfig, localModelCalls: true },
     };
     const wayNames = Object.keys(OVERHEAD_WAYS) as OverheadWay[];
     // One of each first, unmeasured: JIT, the dev server's first workflow task, connection pools.
@@ -309,8 +321,10 @@ function report(
   out('  task running holds the workflow code, the payload codec of what the task reads and writes, and local activities (with their transcript log writes);');
   out('  activity running holds the model call, its transcript log reads and writes, and its payloads; the rest of a step is the server between events.');
   const tracedMs = summary.traced.msPerStep - summary.local.msPerStep;
+  const offMs = summary.local.msPerStep - summary.absent.msPerStep;
   out(
     `  tracing on adds ${tracedMs.toFixed(1)} ms per step (${samples.spansExported.toLocaleString('en-US')} spans exported); off, runs carry no trace header and the worker adds no interceptor.`,
   );
+  out(`  tracing off against tracing absent from the bundle: ${offMs >= 0 ? '+' : ''}${offMs.toFixed(1)} ms per step.`);
   return result;
 }
