@@ -21,7 +21,13 @@ const model = scriptedModel();
 let db: Database;
 let tw: TestWorker;
 // Batches of 2 rows, so every store is emptied over several batches.
-const env = { CASEWORK_RETENTION_TRANSCRIPT_DAYS: '30', CASEWORK_RETENTION_PAYLOAD_DAYS: '40', CASEWORK_RETENTION_CASE_MEMORY_DAYS: '365', CASEWORK_RETENTION_BATCH: '2' };
+const env = {
+  CASEWORK_RETENTION_TRANSCRIPT_DAYS: '30',
+  CASEWORK_RETENTION_PAYLOAD_DAYS: '40',
+  CASEWORK_RETENTION_CASE_MEMORY_DAYS: '365',
+  CASEWORK_RETENTION_BATCH: '2',
+  CASEWORK_CUSTOMER_PAYLOADS: 'true',
+};
 before(async () => {
   db = await openTestDatabase();
   tw = await startTestWorker({ pool: db.app, model, env });
