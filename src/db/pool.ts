@@ -82,6 +82,18 @@ export async function openDatabase(config: Config, options: { dataDir?: string; 
  */
 export async function withCustomer<T>(pool: Pool, customerId: string, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   if (!customerId.trim()) throw new BadInputError('a customer id is required');
+  // Transaction-local, so it holds even where sessions are shared (the embedded server). One
+  // round trip for the three statements (the simple protocol takes several; it takes no
+  // parameters, so the id is quoted by the driver): every memory read pays for this set-up.
+  return inTransaction(pool, (client) => `BEGIN; SET LOCAL ROLE ${APP_ROLE}; SELECT set_config('casework.customer_id', ${client.escapeLiteral(customerId)}, true)`, fn);
+}
+
+/**
+ * Runs `fn` in one transaction opened by `begin` (a BEGIN with its transaction-local settings, in
+ * one round trip); committed when `fn` returns, rolled back when it throws, Postgres errors mapped
+ * to casework's typed errors (db/errors.ts).
+ */
+export async function inTransaction<T>(pool: Pool, begin: (client: PoolClient) => string, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect().catch((error: unknown) => {
     throw mapPgError(error);
   });
@@ -90,10 +102,7 @@ export async function withCustomer<T>(pool: Pool, customerId: string, fn: (clien
   const ignore = () => undefined;
   client.on('error', ignore);
   try {
-    // Transaction-local, so it holds even where sessions are shared (the embedded server). One
-    // round trip for the three statements (the simple protocol takes several; it takes no
-    // parameters, so the id is quoted by the driver): every memory read pays for this set-up.
-    await client.query(`BEGIN; SET LOCAL ROLE ${APP_ROLE}; SELECT set_config('casework.customer_id', ${client.escapeLiteral(customerId)}, true)`);
+    await client.query(begin(client));
     const result = await fn(client);
     await client.query('COMMIT');
     return result;

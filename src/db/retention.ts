@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { z } from 'zod';
-import { mapPgError } from './errors';
+import { inTransaction } from './pool';
 
 // Retention (docs/operations.md, "Retention"): what casework keeps about closed investigations
 // is deleted once it is older than its retention, in batches, as the role `casework_retention`
@@ -32,24 +32,8 @@ const Count = z.object({ n: z.number().int() });
 const Ids = z.array(z.object({ workflow_id: z.string() }));
 
 /** Runs `fn` in one transaction as the retention role; Postgres errors mapped to casework's. */
-export async function asRetentionRole<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect().catch((error: unknown) => {
-    throw mapPgError(error);
-  });
-  const ignore = () => undefined;
-  client.on('error', ignore);
-  try {
-    await client.query(`BEGIN; SET LOCAL ROLE ${RETENTION_ROLE}`);
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw mapPgError(error);
-  } finally {
-    client.off('error', ignore);
-    client.release();
-  }
+export function asRetentionRole<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  return inTransaction(pool, () => `BEGIN; SET LOCAL ROLE ${RETENTION_ROLE}`, fn);
 }
 
 /** Investigations whose newest transcript entry and kept reply are both older than `cutoff`, at most `limit`. */
