@@ -46,14 +46,16 @@ export async function describeCase(client: Client, workflowId: string): Promise<
     if (erasureBehind(error)) return describeUndecoded(client, workflowId);
     throw error;
   }
-  const status = description.status.name;
   const attributes = description.typedSearchAttributes;
-  const customerId = attributes.get(SA.customerId);
-  const ticketId = attributes.get(SA.ticketId);
+  return caseRunOf(workflowId, description.runId, description.taskQueue, description.status.name, attributes.get(SA.customerId), attributes.get(SA.ticketId));
+}
+
+/** A CaseRun from what describe says, decoded or raw. */
+function caseRunOf(workflowId: string, runId: string, taskQueue: string, status: string, customerId?: string, ticketId?: string): CaseRun {
   return {
     workflowId,
-    runId: description.runId,
-    taskQueue: description.taskQueue,
+    runId,
+    taskQueue,
     // A run between continue-as-new and its next run's start answers as the running case it is.
     state: status === 'COMPLETED' ? 'completed' : (brokenRunOf(status) ?? 'running'),
     ...(customerId ? { customerId } : {}),
@@ -74,16 +76,7 @@ async function describeUndecoded(client: Client, workflowId: string): Promise<Ca
     return typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
   };
   const status = EXECUTION_STATES[Number(info?.status ?? 0)] ?? 'RUNNING';
-  const customerId = keyword(SA.customerId.name);
-  const ticketId = keyword(SA.ticketId.name);
-  return {
-    workflowId,
-    runId: info?.execution?.runId ?? '',
-    taskQueue: info?.taskQueue ?? '',
-    state: status === 'COMPLETED' ? 'completed' : (brokenRunOf(status) ?? 'running'),
-    ...(customerId ? { customerId } : {}),
-    ...(ticketId ? { ticketId } : {}),
-  };
+  return caseRunOf(workflowId, info?.execution?.runId ?? '', info?.taskQueue ?? '', status, keyword(SA.customerId.name), keyword(SA.ticketId.name));
 }
 
 /** True when a query failed because no worker took it (none polls the task queue, or none answered in time). */
