@@ -11,17 +11,19 @@ import { test } from 'node:test';
 // the address, not a hang or a stack trace.
 
 const BIN = resolve(__dirname, '../bin/casework');
+/** Kills a command that hangs; generous, because a loaded CI machine can take half a minute just to start one (it asserts no time). */
+const HANG_GUARD_MS = 120_000;
 const dir = mkdtempSync(join(tmpdir(), 'casework-cli-'));
 
 function casework(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(BIN, args, { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+  const result = spawnSync(BIN, args, { encoding: 'utf8', env: { ...process.env, ...env }, timeout: HANG_GUARD_MS });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** The same, without blocking this process (so a listener here can accept the CLI's connections). */
 function caseworkAsync(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(BIN, args, { env: { ...process.env, ...env }, timeout: 30_000 });
+    const child = spawn(BIN, args, { env: { ...process.env, ...env }, timeout: HANG_GUARD_MS });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
