@@ -211,7 +211,7 @@ describe('the whole case in the Temporal web UI, through the codec server', { sk
         'cleared results as their stubs',
       );
       assert.ok(results.at(-1)!.content !== STUB, 'the latest result whole');
-      assert.match(shown, /drill step 10 of 15/, "the agent's notes");
+      assert.match(first, /<agent_notes>[\s\S]*drill step 10 of 15[\s\S]*<\/agent_notes>/, "the agent's notes follow it");
       assert.match(shown, /"plan": \{/, 'beside the plan the history holds');
     } finally {
       await context.close();
