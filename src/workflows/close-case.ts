@@ -4,7 +4,6 @@ import { writeRetryMs } from './activities';
 import { resumeByItself } from './hand-off';
 import { countHandOff, recordCaseCost } from './case-metrics';
 import { needsHumanNote } from './desk-notes';
-import { liveTail } from './context-step';
 import { compactionPlan, notesLogged, written } from './by-reference';
 import { flushDeskPosts, queueNote } from './desk-posts';
 import { publish, type Run } from './state';
@@ -48,15 +47,12 @@ export async function closeCase(run: Run): Promise<void> {
 async function recordOutcome(run: Run): Promise<void> {
   const { id, s, acts } = run;
   if (s.transcript.length === 0) return;
-  const rest = liveTail(s);
   try {
-    if (rest.length > 0 && run.byRef) {
-      const plan = compactionPlan(run, rest.length);
-      s.caseNotes = (await acts.compactFromLog(plan)).notes;
-      // The skeleton stays: a case whose recording fails is retried from the same conversation.
-      written(s, plan.entries);
-      notesLogged(s, plan, s.caseNotes);
-    } else if (rest.length > 0) s.caseNotes = (await acts.compactConversation({ messages: rest, previous: s.caseNotes })).notes;
+    const plan = compactionPlan(run, s.transcript.length);
+    s.caseNotes = (await acts.compactFromLog(plan)).notes;
+    // The skeleton stays: a case whose recording fails is retried from the same conversation.
+    written(s, plan.entries);
+    notesLogged(s, plan, s.caseNotes);
   } catch (error) {
     if (!isModelCallFailure(run, error)) throw error;
     log.warn('the rest of the conversation could not be summarised; the case is recorded from the notes so far', { error: failureText(error) });
