@@ -263,7 +263,10 @@ describe('the generic outbound webhook', () => {
     assert.ok(results.length >= 3 && results.every((r) => r.content.length > PREVIEW_CHARS), 'every result is longer than the skeleton keeps');
     assert.equal(evidence.length, 3);
     // The same lines the whole conversation the model was last sent gives.
-    assert.deepEqual(evidence, toolEvidence(requests.at(-1)!.messages, { currency: 'GBP' }));
+    assert.deepEqual(
+      evidence,
+      toolEvidence(requests.at(-1)!.messages, { currency: 'GBP' }).map((line) => `- ${line}`),
+    );
     assert.match(evidence[0]!, /^- Order 5102: \w+, placed \d{4}-\d\d-\d\d, total £/);
     assert.match(evidence[1]!, /^- Payments for order 5102: charged £/);
     assert.match(evidence[2]!, /^- Tracking for order 5102: \d{4}-\d\d-\d\d /);
