@@ -112,7 +112,8 @@ function filedRequest(outcome: TypedToolOutcome<RefundRequestResult> & { is_erro
 }
 
 /**
- * The refund note's evidence lines, read from the transcript log (the skeleton holds previews); if the log cannot be read past the outage budget the note goes without
+ * The refund note's evidence lines, read from the transcript log (the skeleton holds previews);
+ * if the log cannot be read past the outage budget the note goes without
  * evidence rather than with previews cut mid-JSON. Only a run that posts to a desk asks.
  */
 async function refundEvidence(run: Run, currency: string | undefined): Promise<string[]> {
