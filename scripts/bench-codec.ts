@@ -116,7 +116,7 @@ async function main(): Promise<void> {
       receivedAt: new Date().toISOString(),
     });
     const workflowId = `investigation-${event.ticketId}`;
-    const settings = investigationSettings({ ...config, CASEWORK_HISTORY_BY_REFERENCE: 'true' });
+    const settings = investigationSettings(config);
     await deliverEvent(worker.client, db.app, event, { taskQueue: config.TEMPORAL_TASK_QUEUE, settings });
     await waitUntilSettled(worker.client, workflowId, { afterStep: steps, timeoutMs: 600_000 });
     const handle = worker.client.workflow.getHandle(workflowId);

@@ -80,10 +80,18 @@ export const ConfigSchema = z.object({
   /** Run the read-only shop tools as local activities and one reply's reads side by side (true), or every tool as a remote activity, one at a time (false). */
   CASEWORK_LOCAL_READ_TOOLS: z.enum(['true', 'false']).default('true'),
   /**
-   * Keep the transcript in the transcript log and send the model activity the step's plan (true, the default), or
-   * keep it in the workflow and send the lean messages every step (false; see docs/payload-privacy.md).
+   * Retired: every investigation keeps its transcript in the transcript log and sends the model activity the step's
+   * plan. `true` changes nothing; `false` (the in-workflow transcript) stops the process at start, so a deployment
+   * still set to it drains those runs first (docs/deploy.md, "Retiring the in-workflow transcript").
    */
-  CASEWORK_HISTORY_BY_REFERENCE: z.enum(['true', 'false']).default('true'),
+  CASEWORK_HISTORY_BY_REFERENCE: z
+    .string()
+    .refine(
+      (v) => v === 'true',
+      'is retired: investigations no longer keep their transcript in the workflow (false); every one keeps it in the transcript log. ' +
+        'Drain the investigations started with it false on the previous release, then unset it (docs/deploy.md, "Retiring the in-workflow transcript")',
+    )
+    .optional(),
   /**
    * Run each step's model call as a local activity (true): fewer history events and workflow tasks a step, but a
    * signal or query that arrives during a call waits for the call, or for the worker's next workflow-task

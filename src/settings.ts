@@ -68,8 +68,8 @@ export function investigationSettings(config: Config): InvestigationSettings {
       : {}),
     // Only when set, so the settings of runs without MCP servers stay as they were.
     ...(config.CASEWORK_MCP_SERVERS ? { mcpTools: true as const } : {}),
-    // Runs started with the setting off (or before it existed) carry no flag and keep their transcript in the workflow.
-    ...(config.CASEWORK_HISTORY_BY_REFERENCE === 'true' ? { historyByReference: true } : {}),
+    // Every run keeps its transcript by reference; the flag stays so the release before this one, after a rollback, replays these runs as they ran.
+    historyByReference: true,
     ...(config.CASEWORK_LOCAL_MODEL_CALLS === 'true' ? { localModelCalls: true } : {}),
   };
 }

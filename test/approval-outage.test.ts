@@ -66,7 +66,7 @@ describe('writes that fail in a Postgres outage longer than the budget', { skip 
       answer('A colleague is reviewing your refund.'),
       answer('Your refund of £12.00 has been issued.'),
     ]);
-    const settings = settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'false', CASEWORK_OUTAGE_BUDGET_SECONDS: '4' });
+    const settings = settingsWith({ CASEWORK_OUTAGE_BUDGET_SECONDS: '4' });
     const paused = await deliver(tw, model, event, settings);
     assert.equal(paused.status, 'awaiting_approval');
     const requestId = paused.pendingApproval!.request_id;
@@ -107,7 +107,7 @@ describe('writes that fail in a Postgres outage longer than the budget', { skip 
     const id = investigationId(event.ticketId);
     const notes = { ...emptyCaseNotes(), order_ids: ['5102'], customer_problem: 'Asked about order 5102.' };
     model.script(id, { replies: [answer('Glad to help.')], purposes: { compact: () => json(notes) } });
-    const settings = settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'false', CASEWORK_OUTAGE_BUDGET_SECONDS: '4' });
+    const settings = settingsWith({ CASEWORK_OUTAGE_BUDGET_SECONDS: '4' });
     assert.equal((await deliver(tw, model, event, settings)).status, 'waiting_for_customer');
 
     await proxy.cut();

@@ -70,40 +70,36 @@ describe('the cache-optimal clearing schedule', () => {
     for (const request of sent) assert.ok(marks(request).length <= 4);
   });
 
-  for (const [how, env] of [
-    ['in the workflow', {}],
-    ['by reference: the activity rebuilds the request from its plan', { CASEWORK_HISTORY_BY_REFERENCE: 'true' }],
-  ] as const)
-    test(`the request before a wait on a person caches for an hour, then five minutes again (${how})`, async () => {
-      const askRefund = toolUse('request_refund', { order_id: '5102', amount_cents: 600, reason: 'Never received.' });
-      const { event, id } = scripted('My order 5102 never arrived.', [
-        calls(toolUse('get_order', { order_id: '5102' })),
-        calls(askRefund),
-        answer('A colleague is reviewing your refund.'),
-        answer('Your refund has been issued.'),
-      ]);
-      const paused = await run(event, env);
-      assert.equal(paused.status, 'awaiting_approval');
-      const sent = model.requests(id, 'investigate');
-      assert.deepEqual(
-        marks(sent[0]!),
-        marks(sent[0]!).map(() => ({ type: 'ephemeral' })),
-        'no wait ahead: five minutes',
-      );
-      assert.ok(marks(sent[2]!).length > 0);
-      assert.deepEqual(
-        marks(sent[2]!),
-        marks(sent[2]!).map(() => ({ type: 'ephemeral', ttl: '1h' })),
-        'a refund waits on a person: every breakpoint an hour (1h entries come first)',
-      );
-      assert.match(paused.steps[2]!.context_event ?? '', /cached for an hour before a wait on a person/);
-      await decideRefund(ctx.tw.client, id, { requestId: paused.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
-      const done = await settle(ctx.tw, model, id, paused.step);
-      assert.equal(done.lastReply, 'Your refund has been issued.');
-      // After the decision nothing waits on a person any more: back to five minutes.
-      assert.deepEqual(
-        marks(model.requests(id, 'investigate')[3]!),
-        marks(model.requests(id, 'investigate')[3]!).map(() => ({ type: 'ephemeral' })),
-      );
-    });
+  test('the request before a wait on a person caches for an hour, then five minutes again (the activity rebuilds it from the step plan)', async () => {
+    const askRefund = toolUse('request_refund', { order_id: '5102', amount_cents: 600, reason: 'Never received.' });
+    const { event, id } = scripted('My order 5102 never arrived.', [
+      calls(toolUse('get_order', { order_id: '5102' })),
+      calls(askRefund),
+      answer('A colleague is reviewing your refund.'),
+      answer('Your refund has been issued.'),
+    ]);
+    const paused = await run(event);
+    assert.equal(paused.status, 'awaiting_approval');
+    const sent = model.requests(id, 'investigate');
+    assert.deepEqual(
+      marks(sent[0]!),
+      marks(sent[0]!).map(() => ({ type: 'ephemeral' })),
+      'no wait ahead: five minutes',
+    );
+    assert.ok(marks(sent[2]!).length > 0);
+    assert.deepEqual(
+      marks(sent[2]!),
+      marks(sent[2]!).map(() => ({ type: 'ephemeral', ttl: '1h' })),
+      'a refund waits on a person: every breakpoint an hour (1h entries come first)',
+    );
+    assert.match(paused.steps[2]!.context_event ?? '', /cached for an hour before a wait on a person/);
+    await decideRefund(ctx.tw.client, id, { requestId: paused.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
+    const done = await settle(ctx.tw, model, id, paused.step);
+    assert.equal(done.lastReply, 'Your refund has been issued.');
+    // After the decision nothing waits on a person any more: back to five minutes.
+    assert.deepEqual(
+      marks(model.requests(id, 'investigate')[3]!),
+      marks(model.requests(id, 'investigate')[3]!).map(() => ({ type: 'ephemeral' })),
+    );
+  });
 });

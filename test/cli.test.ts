@@ -107,6 +107,17 @@ test('a usage error prints the usage', () => {
   assert.match(r.stderr, /usage: casework/);
 });
 
+test('the retired in-workflow transcript (CASEWORK_HISTORY_BY_REFERENCE=false) stops every process at start, naming the setting and the drain procedure', () => {
+  for (const args of [['worker'], ['serve'], ['status', 'investigation-T-1']]) {
+    const r = casework(args, { CASEWORK_HISTORY_BY_REFERENCE: 'false' });
+    assert.equal(r.code, 2, `${args[0]}: ${r.stderr}`);
+    assert.match(r.stderr, /^error: invalid configuration/);
+    assert.match(r.stderr, /CASEWORK_HISTORY_BY_REFERENCE: is retired/);
+    assert.match(r.stderr, /docs\/deploy\.md, "Retiring the in-workflow transcript"/);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  }
+});
+
 test('a malformed setting exits 2 naming the variable, for every process, before anything connects', () => {
   // Each would otherwise retry a connection it can never make (a worker for ever).
   const cases: { args: string[]; env: Record<string, string>; names: RegExp }[] = [

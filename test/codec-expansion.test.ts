@@ -75,7 +75,7 @@ const setUp = () => (ready ??= runInvestigation());
 async function runInvestigation(): Promise<void> {
   const event = example('dana-5102');
   workflowId = `investigation-${event.ticketId}`;
-  const status = await send(ctx.tw, event, settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'true' }));
+  const status = await send(ctx.tw, event, settingsWith());
   assert.equal(status.status, 'awaiting_approval');
   const codec = codecFor(ctx.tw.config);
   const converter = dataConverterFor(ctx.tw.config, ctx.db.app, { codec });

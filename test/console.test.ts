@@ -306,7 +306,7 @@ describe('the approvals inbox', () => {
 
 describe('a run kept by reference', () => {
   test('the inbox and the timeline show whole tool results, read from the transcript log, not the previews the run carries', async () => {
-    const run = await pendingRefund(tw, model, 800, 'Left at the door, never received.', { CASEWORK_HISTORY_BY_REFERENCE: 'true' });
+    const run = await pendingRefund(tw, model, 800, 'Left at the door, never received.');
     const carried = await tw.client.workflow.getHandle(run.id).query(carriedStateQuery);
     assert.ok(carried.log, 'the run keeps its transcript by reference');
     const carriedResults = carried.transcript.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).filter((b) => b.type === 'tool_result');

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { decideRefund, deliverEvent, readStatus } from '../src/client/investigations';
 import { PREVIEW_CHARS } from '../src/context/references';
+import { toolEvidence } from '../src/context/tool-evidence';
 import { verifyCaseworkWebhook } from '../src/desk/webhook-client';
 import { startMetricsEndpoint } from '../src/observability/endpoint';
 import { investigationId } from '../src/schemas/event';
@@ -238,40 +239,37 @@ describe('the generic outbound webhook', () => {
     assert.deepEqual([received[0]!.type, received[0]!.body, received[0]!.sequence, received[0]!.verified], ['casework.reply', 'It arrives tomorrow.', 1, true]);
   });
 
-  it('a run kept by reference writes the refund note\u2019s evidence from the whole tool results, the same lines as a run that keeps its transcript', async () => {
-    const noteOf = async (byReference: 'true' | 'false') => {
-      const event = ticket(CUSTOMER, 'Order 5102 never arrived, I want my money back.');
-      const workflowId = investigationId(event.ticketId);
-      stack.model.script(workflowId, [
-        calls(toolUse('get_order', { order_id: '5102' }), toolUse('get_payments', { order_id: '5102' })),
-        calls(toolUse('get_tracking_events', { order_id: '5102' })),
-        calls(toolUse('request_refund', { order_id: '5102', amount_cents: 1000, reason: 'Marked delivered but never received.' })),
-        answer('A colleague is reviewing your refund.'),
-      ]);
-      await deliverEvent(tw.client, tw.pool, event, { taskQueue: tw.taskQueue, settings: settingsWith({ CASEWORK_DESKS: 'webhook', CASEWORK_HISTORY_BY_REFERENCE: byReference }) });
-      const status = await settle(tw, stack.model, workflowId);
-      assert.equal(status.status, 'awaiting_approval');
-      const deadline = Date.now() + 30_000;
-      const note = () => received.find((r) => (r as { workflow_id?: string }).workflow_id === workflowId && r.type === 'casework.note');
-      while (!note() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      // What the tools answered, as the model was sent it: each result far longer than the skeleton's 100-character preview.
-      const results = stack.model.requests(workflowId, 'investigate').flatMap((r) => lastToolResults(r));
-      return {
-        workflowId,
-        evidence: note()!
-          .body.split('\n')
-          .filter((line) => line.startsWith('- ')),
-        results,
-      };
-    };
-    const kept = await noteOf('false');
-    const byReference = await noteOf('true');
-    assert.ok(byReference.results.length >= 3 && byReference.results.every((r) => r.content.length > PREVIEW_CHARS), 'every result is longer than the skeleton keeps');
-    assert.equal(byReference.evidence.length, 3);
-    assert.deepEqual(byReference.evidence, kept.evidence);
-    assert.match(byReference.evidence[0]!, /^- Order 5102: \w+, placed \d{4}-\d\d-\d\d, total £/);
-    assert.match(byReference.evidence[1]!, /^- Payments for order 5102: charged £/);
-    assert.match(byReference.evidence[2]!, /^- Tracking for order 5102: \d{4}-\d\d-\d\d /);
-    for (const line of byReference.evidence) assert.doesNotMatch(line, /[{}"]|\[…\]/, line);
+  it('the refund note\u2019s evidence comes from the whole tool results in the transcript log, not the skeleton\u2019s previews', async () => {
+    const event = ticket(CUSTOMER, 'Order 5102 never arrived, I want my money back.');
+    const workflowId = investigationId(event.ticketId);
+    stack.model.script(workflowId, [
+      calls(toolUse('get_order', { order_id: '5102' }), toolUse('get_payments', { order_id: '5102' })),
+      calls(toolUse('get_tracking_events', { order_id: '5102' })),
+      calls(toolUse('request_refund', { order_id: '5102', amount_cents: 1000, reason: 'Marked delivered but never received.' })),
+      answer('A colleague is reviewing your refund.'),
+    ]);
+    await deliverEvent(tw.client, tw.pool, event, { taskQueue: tw.taskQueue, settings: settingsWith({ CASEWORK_DESKS: 'webhook' }) });
+    const status = await settle(tw, stack.model, workflowId);
+    assert.equal(status.status, 'awaiting_approval');
+    const deadline = Date.now() + 30_000;
+    const note = () => received.find((r) => (r as { workflow_id?: string }).workflow_id === workflowId && r.type === 'casework.note');
+    while (!note() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    // What the tools answered, as the model was sent it: each result far longer than the skeleton's 100-character preview.
+    const requests = stack.model.requests(workflowId, 'investigate');
+    const results = requests.flatMap((r) => lastToolResults(r));
+    const evidence = note()!
+      .body.split('\n')
+      .filter((line) => line.startsWith('- '));
+    assert.ok(results.length >= 3 && results.every((r) => r.content.length > PREVIEW_CHARS), 'every result is longer than the skeleton keeps');
+    assert.equal(evidence.length, 3);
+    // The same lines the whole conversation the model was last sent gives.
+    assert.deepEqual(
+      evidence,
+      toolEvidence(requests.at(-1)!.messages, { currency: 'GBP' }).map((line) => `- ${line}`),
+    );
+    assert.match(evidence[0]!, /^- Order 5102: \w+, placed \d{4}-\d\d-\d\d, total £/);
+    assert.match(evidence[1]!, /^- Payments for order 5102: charged £/);
+    assert.match(evidence[2]!, /^- Tracking for order 5102: \d{4}-\d\d-\d\d /);
+    for (const line of evidence) assert.doesNotMatch(line, /[{}"]|\[…\]/, line);
   });
 });

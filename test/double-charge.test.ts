@@ -66,7 +66,7 @@ async function openCase(tw: TestWorker, orderId: string, amount: number, afterDe
   const id = investigationId(event.ticketId);
   const ask = toolUse('request_refund', { order_id: orderId, amount_cents: amount, reason: 'Charged twice; refunding the duplicate charge.', kind: 'duplicate_charge' });
   model.script(id, [calls(ask), answer('A colleague is reviewing the refund of the duplicate charge.'), answer(afterDecision)]);
-  const status = await deliver(tw, model, event, settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'false' }));
+  const status = await deliver(tw, model, event, settingsWith());
   assert.equal(status.status, 'awaiting_approval');
   const filed = JSON.parse(lastToolResults(model.requests(id, 'investigate')[1]!).find((r) => r.tool_use_id === ask.id)!.content);
   return { id, ticketId: event.ticketId, status, filed, requestId: status.pendingApproval!.request_id };

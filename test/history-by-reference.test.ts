@@ -34,7 +34,7 @@ test('a long run with large results keeps every result word for word across cont
   await ctx.db.admin.query(
     `UPDATE tracking_events SET description = left(description || ' ' || repeat('Sorting-centre scan ' || event_id || ', conveyor belt read, bag sealed. ', 80), 3150) WHERE order_id = '5102'`,
   );
-  const settings = settingsWith({ CASEWORK_MAX_STEPS: '150', CASEWORK_MAX_STEPS_PER_RUN: '40', CASEWORK_HISTORY_BY_REFERENCE: 'true' });
+  const settings = settingsWith({ CASEWORK_MAX_STEPS: '150', CASEWORK_MAX_STEPS_PER_RUN: '40' });
   const event = ticket('cust_dana', 'Scripted long investigation of order 5102. #drill:120');
   const workflowId = `investigation-${event.ticketId}`;
   await deliverEvent(ctx.tw.client, ctx.db.app, event, { taskQueue: ctx.tw.taskQueue, settings });
@@ -95,7 +95,7 @@ test('a long run with large results keeps every result word for word across cont
 });
 
 test('the status counts every step: the latest records in the answer, older ones in the transcript log', async () => {
-  const settings = settingsWith({ CASEWORK_MAX_STEPS: '80', CASEWORK_HISTORY_BY_REFERENCE: 'true' });
+  const settings = settingsWith({ CASEWORK_MAX_STEPS: '80' });
   const event = ticket('cust_dana', 'Scripted long investigation of order 5102. #drill:60');
   const workflowId = `investigation-${event.ticketId}`;
   await deliverEvent(ctx.tw.client, ctx.db.app, event, { taskQueue: ctx.tw.taskQueue, settings });

@@ -32,11 +32,11 @@ function rejectingOnMarker(inner: Model): Model {
 }
 
 const ctx = seededWorker({ model: rejectingOnMarker(createOfflineModel()) });
-const local = () => settingsWith({ CASEWORK_LOCAL_MODEL_CALLS: 'true', CASEWORK_HISTORY_BY_REFERENCE: 'true' });
+const local = () => settingsWith({ CASEWORK_LOCAL_MODEL_CALLS: 'true' });
 
 test('a 20-step turn with local model calls answers as remote calls do, in under 5 history events a step, and replays', async () => {
   const message = 'Scripted long investigation of order 5102. #drill:20';
-  const remote = await send(ctx.tw, ticket('cust_dana', message), settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'true' }));
+  const remote = await send(ctx.tw, ticket('cust_dana', message), settingsWith());
   const done = await send(ctx.tw, ticket('cust_dana', message), local());
   assert.equal(done.status, 'waiting_for_customer');
   assert.equal(done.step, remote.step);

@@ -106,14 +106,12 @@ async function investigateSecrets(env: Record<string, string>): Promise<{ id: st
 }
 
 describe('payload privacy', () => {
-  test('a run’s raw history and stored blobs hold no customer text, order detail or memory note; decoded, they hold them all', async (t) => {
-    // Kept in the workflow (CASEWORK_HISTORY_BY_REFERENCE=false): this run's words travel in payloads, so the test sees them encrypted and stored by reference.
-    const { history, raw } = await investigateSecrets({ CASEWORK_HISTORY_BY_REFERENCE: 'false' });
+  test('a run’s raw history and stored blobs hold no customer text, order detail or memory note; decoded, the history holds what travels in it', async (t) => {
+    const { history, raw } = await investigateSecrets({});
     // Only search attributes (ids, status, step, token counts) and stored references are in clear.
     const clear = raw.payloads.filter((p) => !isReferencePayload(p) && encodingOf(p) !== 'binary/encrypted');
     const clearKinds = [...new Set(clear.map(encodingOf))];
     assert.deepEqual(clearKinds, ['json/plain'], 'besides references, only JSON search attributes are unencrypted');
-    assert.ok(raw.payloads.some(isReferencePayload), 'the history holds references to stored payloads');
     for (const field of ['upsertedMemo', 'userMetadata', 'failure', 'input', 'result']) {
       const inside = walk(under(history, field)).payloads.filter((p) => !isReferencePayload(p));
       assert.ok(inside.length > 0, `the history has ${field} payloads`);
@@ -127,8 +125,8 @@ describe('payload privacy', () => {
       decoded.push(typeof value === 'string' ? value : JSON.stringify(value));
     }
 
+    // Large payloads (none may be left in a run whose transcript is in the log) are stored as ciphertext too.
     const blobs = (await ctx.db.admin.query<{ bytes: Buffer }>('SELECT bytes FROM payload_blobs')).rows;
-    assert.ok(blobs.length > 0, 'the run stored its large payloads by reference');
     const blobText = blobs.map((b) => b.bytes.toString('latin1'));
     for (const blob of blobs) {
       assert.equal(encodingOf(temporal.api.common.v1.Payload.decode(blob.bytes)), 'binary/encrypted', 'every stored blob is a ciphertext payload');
@@ -145,20 +143,17 @@ describe('payload privacy', () => {
     for (const r of rows) {
       assert.equal(r['raw history'], 0, `the raw history shows the ${r.what}`);
       assert.equal(r.blobs, 0, `a stored blob shows the ${r.what}`);
-      assert.ok(r.decoded > 0, `decoded, the history holds the ${r.what}`);
     }
+    // The conversation's words are in the transcript log (the next test); the memory note and the failure travel in history.
+    assert.ok(rows.find((r) => r.what === 'memory note')!.decoded > 0, 'decoded, the history holds the memory note');
     assert.equal(count(raw.text, CARD.replace(/ /g, '')), 0, 'nor the card number without its spaces');
-    assert.ok(
-      decoded.some((d) => d.includes(`No order ${TYPED_ORDER}`)),
-      'the refused lookup is among the decoded payloads',
-    );
     assert.ok(
       decoded.some((d) => d.includes(`cannot parse \\"${HOME}`) || d.includes(`cannot parse "${HOME}`)),
       'the failure message is among the decoded payloads',
     );
   });
-  test('kept by reference (the default), the raw history and the transcript log hold none of it in clear; read through the log, every word is there', async (t) => {
-    const { id, raw } = await investigateSecrets({ CASEWORK_HISTORY_BY_REFERENCE: 'true' });
+  test('the raw history and the transcript log hold none of it in clear; read through the log, every word is there', async (t) => {
+    const { id, raw } = await investigateSecrets({});
     const clear = raw.payloads.filter((p) => !isReferencePayload(p) && encodingOf(p) !== 'binary/encrypted');
     assert.deepEqual([...new Set(clear.map(encodingOf))], ['json/plain'], 'besides references, only JSON search attributes are unencrypted');
 

@@ -40,7 +40,7 @@ describe('recovering a broken by-reference run from its history', () => {
     const event = ticket('cust_dana', 'My parcel for order 5102 never arrived at Block B.');
     const id = investigationId(event.ticketId);
     model.script(id, [calls(toolUse('get_order', { order_id: '5102' })), answer('I am checking with the courier.')]);
-    const settled = await deliver(tw, model, event, settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'true' }));
+    const settled = await deliver(tw, model, event, settingsWith());
     assert.equal(settled.status, 'waiting_for_customer');
     const [result] = allToolResults(model.requests(id, 'investigate')[1]!);
     assert.ok(result && result.content.length > 100, 'the get_order result is longer than a skeleton preview');

@@ -37,7 +37,7 @@ describe('the soak transcript scan, by reference', () => {
     const event = ticket('cust_dana', 'Where is my order 5102?');
     const workflowId = investigationId(event.ticketId);
     model.script(workflowId, [reply([text('Let me look that order up.'), toolUse('get_order', { order_id: '5102' })]), reply([text('It was delivered on 12 October.')])]);
-    const settled = await deliver(tw, model, event, settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'true' }));
+    const settled = await deliver(tw, model, event, settingsWith());
     assert.equal(settled.status, 'waiting_for_customer');
 
     const clean = await scanTranscript(tw.client, workflowId, 'It was delivered on 12 October.', log);

@@ -17,10 +17,9 @@ import { freshState } from '../workflows/state';
 // can be read of the broken one, best source first:
 //   1. its carriedState query: Temporal replays the closed run on a worker and the run answers
 //      with its whole state, word for word (needs a worker, and code that replays);
-//   2. its history: the last model request's messages (what the model last saw, with the context
-//      blocks it led with), the model's reply to it, and every customer message the run received.
-//      A run that kept its transcript by reference sent the model a plan, not messages: the
-//      plan's entries are read back from the transcript log, so the conversation is whole;
+//   2. its history: the last model step's plan, whose messages (what the model last saw) are read
+//      back from the transcript log, the model's reply to it, and every customer message the run
+//      received;
 //   3. nothing (the history holds nothing to carry): the run starts fresh, still marked
 //      recovered ("transcript unavailable").
 
@@ -48,9 +47,9 @@ export interface Recovery {
 export interface HistoryFacts {
   /** The run's input (a continued run's carries the state before it). */
   input?: InvestigationInput;
-  /** The messages of the last investigate request it sent the model. */
+  /** The messages of the last model step, read back from the transcript log (requestOfPlan). */
   lastRequest?: MessageParam[];
-  /** By reference: the plan of the last model step, whose messages are in the transcript log. */
+  /** The plan of the last model step, whose messages are in the transcript log. */
   lastPlan?: StepPlan;
   /** The model's reply to that request, when it came back. */
   lastReply?: ContentBlockParam[];
@@ -98,20 +97,10 @@ async function readHistory(client: Client, workflowId: string, runId: string): P
       if (message) facts.received.push(message);
     }
     const scheduled = event.activityTaskScheduledEventAttributes;
-    if (scheduled?.activityType?.name === 'callModel') {
-      const [request] = (await decodeHistoryPayloads(converter, scheduled.input?.payloads)) as { purpose?: string; messages?: MessageParam[] }[];
-      if (request?.purpose === 'investigate' && request.messages) {
-        facts.lastRequest = request.messages;
-        facts.lastPlan = undefined;
-        facts.lastReply = undefined;
-        lastRequestEvent = String(event.eventId);
-      }
-    }
     if (scheduled?.activityType?.name === 'callModelOnPlan') {
       const [plan] = (await decodeHistoryPayloads(converter, scheduled.input?.payloads)) as StepPlan[];
       if (plan) {
         facts.lastPlan = plan;
-        facts.lastRequest = undefined;
         facts.lastReply = undefined;
         lastRequestEvent = String(event.eventId);
       }

@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Command> = {
   ticket: () => (require('./commands/investigation') as typeof import('./commands/investigation')).ticketCommand,
   status: () => (require('./commands/investigation') as typeof import('./commands/investigation')).statusCommand,
   transcript: () => (require('./commands/transcript') as typeof import('./commands/transcript')).transcriptCommand,
+  'drain-check': () => (require('./commands/drain-check') as typeof import('./commands/drain-check')).drainCheckCommand,
   approve: () => {
     const { decideCommand } = require('./commands/investigation') as typeof import('./commands/investigation');
     return (args, config, out) => decideCommand('approved', args, config, out);

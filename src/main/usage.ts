@@ -20,6 +20,7 @@ export const USAGE = `usage: casework <command>
   deny    <workflowId> --request <id> --approver <name> [--reason <text>]
   resume <workflowId> --by <name> [--note <text>]   a case that needs a person carries on
   reply  <workflowId> --by <name> --text <reply>     a person answers the customer of such a case
+  drain-check [--task-queue <q>] [--json]    running investigations that keep their transcript in the workflow (retired; docs/deploy.md)
   worker                                     run a worker (Temporal at TEMPORAL_ADDRESS)
   bundle <file>                              prebuild the workflow bundle (CASEWORK_WORKFLOW_BUNDLE)
   serve [--port <n>]                         run the ticket-event HTTP endpoint
@@ -36,5 +37,5 @@ export const USAGE = `usage: casework <command>
   schedules apply                            create or update the retention schedule (docs/operations.md)
   bench context [--json] | bench memory [--customers <n>] [--notes <n>] [--json]
   bench desk [--deliveries <n>] [--replies <n>] [--concurrency 1,8] [--json] | bench desk --storm [--deliveries <n per desk>] [--json]
-  bench overhead [--steps <n>] [--repeats <n>] | bench history [--steps 30,200,500] [--ways before,after] [--breakdown] [--json]
+  bench overhead [--steps <n>] [--repeats <n>] | bench history [--steps 30,200,500] [--breakdown] [--json]
   bench capacity [--cases <n>] [--cache-size <n>] [--sample <n>] [--concurrency <n>] [--workers <n>] [--json]`;

@@ -176,7 +176,7 @@ export class CaseworkMetrics {
 
   readonly activitySeconds = new Histogram({
     name: METRIC.activitySeconds,
-    help: 'Duration of every activity attempt in seconds, by activity type and outcome (ok, failed): loadMemory is the recall at the start of a turn, callModel the model step.',
+    help: 'Duration of every activity attempt in seconds, by activity type and outcome (ok, failed): loadMemory is the recall at the start of a turn, callModelOnPlan the model step.',
     labelNames: ['activity', 'outcome'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers: [this.registry],

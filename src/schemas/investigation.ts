@@ -83,8 +83,13 @@ export interface InvestigationSettings {
   cacheSchedule?: CacheScheduleSettings;
   /** True when the worker is configured with MCP servers (CASEWORK_MCP_SERVERS): the run records the MCP tools offered at its start. */
   mcpTools?: true;
-  /** True keeps the transcript in the transcript log and sends the model activity the step's plan (CASEWORK_HISTORY_BY_REFERENCE); unset, the workflow keeps the whole transcript and sends the lean messages every step. */
-  historyByReference?: boolean;
+  /**
+   * True in every run this release starts: the transcript is in the transcript log and the model activity gets the
+   * step's plan. The workflow no longer reads it; it is written so the release before, which kept a transcript in the
+   * workflow where it was absent, replays these runs after a rollback. Absent: a run of that retired mode, drained
+   * before this release (docs/deploy.md, "Retiring the in-workflow transcript").
+   */
+  historyByReference?: true;
   /**
    * True runs the step's model call and compaction as local activities (CASEWORK_LOCAL_MODEL_CALLS): a step leaves
    * one marker event instead of an activity's three and a workflow task's three, and the steps of a turn share
@@ -211,6 +216,7 @@ export interface RecoveredFrom {
 
 /** Everything a run carries into its continuation (continue-as-new). JSON-safe. */
 export interface CarriedState {
+  /** The live tail as a lean skeleton numbered by transcript-log entry (the log holds every message whole). */
   transcript: MessageParam[];
   step: number;
   /** Model calls since the customer last wrote; the step cap applies to these. */
@@ -223,7 +229,6 @@ export interface CarriedState {
   clearedIds: string[];
   lastBatchStep: number;
   lastModelCallAt: number | null;
-  compactedThrough: number;
   caseNotes: CaseNotes | null;
   agentNotes: AgentNotes;
   /** The notes as the context shows them: refreshed at clearing batches so the cached prefix holds between them. */
@@ -266,8 +271,9 @@ export interface CarriedState {
   /** Replies and notes for the desk ticket (absent in runs from before desks were wired). */
   desk?: DeskOutbox;
   /**
-   * History by reference: where the transcript log stands. When set, `transcript` is the live
-   * tail only, as a lean skeleton numbered by log entry, and `steps` the latest step records.
+   * Where the transcript log stands; `steps` holds the latest step records, older ones are in the
+   * log. Set at every run's start (absent only in a fresh state before it, and in states carried
+   * by runs of the retired in-workflow mode, which are drained before this build: docs/deploy.md).
    */
   log?: TranscriptLogState;
 }

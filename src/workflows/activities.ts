@@ -93,7 +93,6 @@ function planCalls(settings: InvestigationSettings): Pick<Activities, 'callModel
 
 /** The activities of one run, proxied with that run's budget. */
 export function activitiesFor(settings: InvestigationSettings) {
-  const { callModel, compactConversation } = proxyActivities<Activities>(modelCallOptions(settings));
   const { callModelOnPlan, compactFromLog } = planCalls(settings);
   const tools = proxyActivities<Activities>(toolOptions(settings));
   const localTools = proxyLocalActivities<Activities>(localToolOptions(settings));
@@ -104,8 +103,6 @@ export function activitiesFor(settings: InvestigationSettings) {
   // Retry-After overrides the backoff (nextRetryDelay), and 401/403/404 fail at once (non-retryable).
   const { postToDesk } = proxyActivities<Activities>({ ...waitOut(settings), startToCloseTimeout: '45 seconds' });
   return {
-    callModel,
-    compactConversation,
     callModelOnPlan,
     compactFromLog,
     tools,

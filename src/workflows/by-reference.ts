@@ -22,16 +22,15 @@ export const STEP_RECORDS_KEPT = 50;
 const SKIP_AFTER_FAILED_CALL = 64;
 
 /**
- * The run's log state, started on the run's first use (a run carried from before the log starts
- * one), numbering from `from` when earlier runs of the workflow id wrote entries (InvestigationInput.logFrom).
+ * The run's log state, started at the run's start (a fresh or recovered run starts one), numbering
+ * from `from` when earlier runs of the workflow id wrote entries (InvestigationInput.logFrom).
  */
 export function logState(s: CarriedState, from = 1): TranscriptLogState {
   if (s.log && s.log.nextSeq < from) s.log.nextSeq = from;
   if (!s.log) {
     s.log = { nextSeq: from, ...(from > 1 ? { firstSeq: from } : {}), pending: [], droppedMessages: 0, stepsLogged: 0, context: {} };
-    // A run carried from before the log: its whole transcript (compacted prefix too) is written once, then the prefix leaves the state.
+    // A recovered run's carried transcript is written once, numbered from here.
     numberTranscript(s);
-    if (s.compactedThrough > 0) dropPrefix(s, s.compactedThrough);
   }
   return s.log;
 }
@@ -48,7 +47,6 @@ export function numberTranscript(s: CarriedState): void {
 /** The compacted prefix leaves the skeleton: the log keeps it, case notes summarise it. */
 function dropPrefix(s: CarriedState, count: number): void {
   s.transcript = s.transcript.slice(count);
-  s.compactedThrough = 0;
   logState(s).droppedMessages += count;
 }
 

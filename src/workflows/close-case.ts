@@ -1,10 +1,9 @@
-import { deprecatePatch, ActivityFailure, condition, log } from '@temporalio/workflow';
+import { deprecatePatch, patched, ActivityFailure, condition, log } from '@temporalio/workflow';
 import { RETIRED_PATCHES } from './retired-patches';
 import { writeRetryMs } from './activities';
 import { resumeByItself } from './hand-off';
 import { countHandOff, recordCaseCost } from './case-metrics';
 import { needsHumanNote } from './desk-notes';
-import { liveTail } from './context-step';
 import { compactionPlan, notesLogged, written } from './by-reference';
 import { flushDeskPosts, queueNote } from './desk-posts';
 import { publish, type Run } from './state';
@@ -13,18 +12,21 @@ import { failureText, isModelCallFailure } from './turn';
 // Closing a case: the rest of the conversation summarised into case notes and the outcome
 // recorded in the customer's memory. A case that cannot be recorded waits for a person.
 
+/** A retried record waits for its summary too: the summary reads the transcript log, on the Postgres the record waited for. */
+export const CLOSE_SUMMARY_WAITS_PATCH = 'close-summary-waits';
+
 /** Records the case; while it cannot be recorded, a person is told and the write is retried until it succeeds. */
 export async function closeCase(run: Run): Promise<void> {
   let waiting = false;
   for (;;) {
     try {
-      await recordOutcome(run);
+      await recordOutcome(run, waiting);
       recordCaseCost(run.s.costUsd);
       // Handed over only because the write failed: the write is done, so nobody needs to act.
       if (waiting) resumeByItself(run);
       return;
     } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error;
+      if (!(error instanceof ActivityFailure) && !isModelCallFailure(run, error)) throw error;
       if (!waiting) {
         log.error('the case could not be recorded; retrying, and waiting for a person meanwhile', { error: failureText(error) });
         const reason = `the case could not be recorded: ${failureText(error)}`;
@@ -45,20 +47,19 @@ export async function closeCase(run: Run): Promise<void> {
 }
 
 /** Records the case after the conversation: the rest of the chat compacted into notes, then the outcome. */
-async function recordOutcome(run: Run): Promise<void> {
+async function recordOutcome(run: Run, retrying: boolean): Promise<void> {
   const { id, s, acts } = run;
   if (s.transcript.length === 0) return;
-  const rest = liveTail(s);
   try {
-    if (rest.length > 0 && run.byRef) {
-      const plan = compactionPlan(run, rest.length);
-      s.caseNotes = (await acts.compactFromLog(plan)).notes;
-      // The skeleton stays: a case whose recording fails is retried from the same conversation.
-      written(s, plan.entries);
-      notesLogged(s, plan, s.caseNotes);
-    } else if (rest.length > 0) s.caseNotes = (await acts.compactConversation({ messages: rest, previous: s.caseNotes })).notes;
+    const plan = compactionPlan(run, s.transcript.length);
+    s.caseNotes = (await acts.compactFromLog(plan)).notes;
+    // The skeleton stays: a case whose recording fails is retried from the same conversation.
+    written(s, plan.entries);
+    notesLogged(s, plan, s.caseNotes);
   } catch (error) {
     if (!isModelCallFailure(run, error)) throw error;
+    // Retrying after a failed record (Postgres away): the summary is retried with it, not given up while the record goes through.
+    if (retrying && patched(CLOSE_SUMMARY_WAITS_PATCH)) throw error;
     log.warn('the rest of the conversation could not be summarised; the case is recorded from the notes so far', { error: failureText(error) });
   }
   const notes = s.caseNotes;

@@ -4,7 +4,7 @@ import { clearingTrigger, idsToClear } from '../context/clearing';
 import { chooseSplit } from '../context/split';
 import { leanTokens } from '../context/references';
 import { compacted, compactionPlan, notesLogged } from './by-reference';
-import type { CarriedState } from '../schemas/investigation';
+import type { CarriedState, InvestigationSettings } from '../schemas/investigation';
 import { addUsage } from '../schemas/model';
 import type { Run } from './state';
 import { SYSTEM_PROMPT } from './prompt';
@@ -15,22 +15,18 @@ import type { CacheHints } from '../context/cache-breakpoints';
 
 // The context step before each model call: a clearing batch when one is due, compaction when
 // the chat has grown long, then the lean request. Both change only what is sent; the
-// transcript keeps every message word for word.
-
-/** The transcript from the compaction split onwards: what requests are built from. */
-export function liveTail(s: CarriedState) {
-  return s.transcript.slice(s.compactedThrough);
-}
+// transcript log keeps every message word for word, and the skeleton (s.transcript) holds the
+// live tail that requests are built from.
 
 /** Runs a clearing batch if one is due now; returns what it did, for the step record. */
-function clearIfDue(run: Run): string | undefined {
+export function clearIfDue(run: Run): string | undefined {
   const { s, settings } = run;
   // With thinking on, the API's own context editing clears (it keeps thinking blocks valid).
   if (settings.thinking) return undefined;
   const trigger = s.shrinkContext
     ? 'context_window'
     : run.cacheSchedule
-      ? scheduledTrigger(s, settings, run.cacheSchedule, Date.now(), () => ({ built: buildRequest(s), tail: liveTail(s) }))
+      ? scheduledTrigger(s, settings, run.cacheSchedule, Date.now(), () => ({ built: buildRequest(s), tail: s.transcript }))
       : clearingTrigger({
           step: s.step,
           lastBatchStep: s.lastBatchStep,
@@ -40,38 +36,35 @@ function clearIfDue(run: Run): string | undefined {
           cacheTtlMs: settings.cacheTtlMs,
         });
   if (!trigger) return undefined;
-  s.clearedIds = idsToClear(liveTail(s), settings.keepRecent);
+  s.clearedIds = idsToClear(s.transcript, settings.keepRecent);
   s.notesShown = s.agentNotes;
   s.lastBatchStep = s.step;
   return `cleared ${s.clearedIds.length} old results (${trigger})`;
 }
 
-/** Compacts the older part of the chat into case notes when the tail has grown past the limit. */
+/** Where to split the skeleton for compaction now (the messages before it are compacted), or null when the tail is short enough. */
+export function compactionSplit(s: CarriedState, settings: InvestigationSettings): number | null {
+  // A skeleton's blocks carry the estimate of their whole bodies.
+  if (!s.shrinkContext && leanTokens(s.transcript) <= settings.compactAboveTokens) return null;
+  const split = chooseSplit(s.transcript, settings.keepLastMessages);
+  return split === null || split <= 0 ? null : split;
+}
+
+/** Compacts the older part of the chat into case notes from the log when the tail has grown past the limit; the compacted messages leave the skeleton. */
 async function compactIfLong(run: Run): Promise<string | undefined> {
   const { s, settings } = run;
-  const tail = liveTail(s);
-  // A skeleton's blocks carry the estimate of their whole bodies; a plain transcript's are estimated as before.
-  if (!s.shrinkContext && leanTokens(tail) <= settings.compactAboveTokens) return undefined;
-  const split = chooseSplit(tail, settings.keepLastMessages);
-  if (split === null || split <= 0) return undefined;
-  const { notes, usage } = run.byRef ? await compactByReference(run, split) : await run.acts.compactConversation({ messages: tail.slice(0, split), previous: s.caseNotes });
+  const split = compactionSplit(s, settings);
+  if (split === null) return undefined;
+  const plan = compactionPlan(run, split);
+  const { notes, usage } = await run.acts.compactFromLog(plan);
+  compacted(s, plan, split);
+  notesLogged(s, plan, notes);
   s.caseNotes = notes;
-  // By reference the compacted messages have left the skeleton already (the log keeps them).
-  if (!run.byRef) s.compactedThrough += split;
   // The prefix changes here anyway, so the context's copy of the notes catches up for free.
   s.notesShown = s.agentNotes;
   s.totals = addUsage(s.totals, usage);
   s.costUsd += costOf(usage, settings.prices);
   return `compacted ${split} messages into case notes`;
-}
-
-/** Compaction from the log: the activity reads the messages it summarises; they then leave the skeleton. */
-async function compactByReference(run: Run, split: number) {
-  const plan = compactionPlan(run, split);
-  const result = await run.acts.compactFromLog(plan);
-  compacted(run.s, plan, split);
-  notesLogged(run.s, plan, result.notes);
-  return result;
 }
 
 /** Clearing and compaction as due; returns the context events of this step, if any. */
@@ -88,7 +81,7 @@ export function buildRequest(s: CarriedState, cache?: CacheHints): BuiltContext 
     ...(cache ? { cache } : {}),
     system: SYSTEM_PROMPT,
     tools: s.mcp?.tools.length ? [...TOOLS, ...mcpDefinitions(s)] : TOOLS,
-    messages: liveTail(s),
+    messages: s.transcript,
     clearedIds: s.clearedIds,
     memoryBlock: s.memoryBlock,
     agentNotes: s.notesShown,

@@ -22,8 +22,9 @@ import { carriedByReference, logState } from './by-reference';
 const STEP_CAP_REPLY = 'I have not been able to finish looking into this within my step limit, so I have passed your case to a colleague, who will reply to you here.';
 
 /**
- * One support investigation, `investigation-<ticketId>`. The workflow's history is the task
- * state: it keeps every message word for word, while each model call gets only the lean
+ * One support investigation, `investigation-<ticketId>`. The workflow's history and the
+ * transcript log are the task state: every message is kept word for word in the log, the
+ * workflow carries a lean skeleton of the live tail, and each model call gets only the lean
  * context this step needs (cleared old results, compacted older chat, notes in fixed places).
  * Nothing ends it in silence: what cannot be retried is handed to a person (hand-off.ts).
  */
@@ -34,14 +35,12 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     s: startingState(input),
     settings,
     acts: activitiesFor(settings),
-    byRef: settings.historyByReference === true,
   };
-  if (run.byRef) {
-    deprecatePatch(RETIRED_PATCHES.historyByReference);
-    // A run started over a closed one numbers its entries after what the earlier runs wrote (the input says from where).
-    logState(run.s, input.logFrom);
-    deprecatePatch(RETIRED_PATCHES.planCompact);
-  }
+  // Every run keeps its transcript in the transcript log (the in-workflow mode is retired: docs/deploy.md).
+  deprecatePatch(RETIRED_PATCHES.historyByReference);
+  // A run started over a closed one numbers its entries after what the earlier runs wrote (the input says from where).
+  logState(run.s, input.logFrom);
+  deprecatePatch(RETIRED_PATCHES.planCompact);
   if (settings.cacheSchedule) {
     deprecatePatch(RETIRED_PATCHES.cacheSchedule);
     run.cacheSchedule = settings.cacheSchedule;
@@ -157,7 +156,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
         ticketId: input.ticketId,
         customerId: input.customerId,
         settings,
-        carried: { ...(run.byRef ? carriedByReference(s) : s), runsSoFar: s.runsSoFar + 1 },
+        carried: { ...carriedByReference(s), runsSoFar: s.runsSoFar + 1 },
       });
     }
 

@@ -112,13 +112,13 @@ function filedRequest(outcome: TypedToolOutcome<RefundRequestResult> & { is_erro
 }
 
 /**
- * The refund note's evidence lines. A run by reference reads them from the log (its skeleton
- * holds previews); if the log cannot be read past the outage budget the note goes without
+ * The refund note's evidence lines, read from the transcript log (the skeleton holds previews);
+ * if the log cannot be read past the outage budget the note goes without
  * evidence rather than with previews cut mid-JSON. Only a run that posts to a desk asks.
  */
 async function refundEvidence(run: Run, currency: string | undefined): Promise<string[]> {
   const { s } = run;
-  if (!run.byRef || !run.postsToDesk) return toolEvidence(s.transcript, { currency });
+  if (!run.postsToDesk) return toolEvidence(s.transcript, { currency });
   deprecatePatch(RETIRED_PATCHES.evidenceFromLog);
   try {
     return await run.acts.toolEvidenceFromLog({

@@ -27,7 +27,6 @@ export function freshState(): CarriedState {
     clearedIds: [],
     lastBatchStep: 0,
     lastModelCallAt: null,
-    compactedThrough: 0,
     caseNotes: null,
     agentNotes: EMPTY_AGENT_NOTES,
     notesShown: EMPTY_AGENT_NOTES,
@@ -149,8 +148,6 @@ export interface Run {
   postsToDesk?: boolean;
   /** True when the run posts only if the worker has a desk for its ticket: the first post answering "skipped" ends the posting. */
   deskIfConfigured?: boolean;
-  /** True when this run keeps its transcript by reference in the transcript log (settings.historyByReference, decided once, at start). */
-  byRef?: boolean;
   /** The cache-optimal clearing schedule this run follows (decided once, at start). */
   cacheSchedule?: CacheScheduleSettings;
 }

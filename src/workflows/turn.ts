@@ -3,11 +3,11 @@ import { RETIRED_PATCHES } from './retired-patches';
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { costOf } from '../context/accounting';
 import { contextManagementEdits } from '../context/clearing';
-import { appendAssistant, appendUserText, assistantMessage, EMPTY_REPLY_NUDGE, planReply } from '../context/replies';
+import { appendUserText, assistantMessage, EMPTY_REPLY_NUDGE, planReply } from '../context/replies';
 import { toolResultMessage, toolUses } from '../context/transcript';
 import { repairTranscript, requestProblems } from '../context/transcript-check';
 import { addUsage, type ModelReply } from '../schemas/model';
-import { buildRequest, liveTail, prepareContext } from './context-step';
+import { buildRequest, prepareContext } from './context-step';
 import { cacheHintsFor, strategyName } from './cache-schedule';
 import { describeLeaks, publicReplyLeaks } from '../context/public-reply';
 import { replyHeldNote } from './desk-notes';
@@ -51,7 +51,7 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
       built = buildRequest(s);
     }
     // Where the breakpoints go and for how long: the cache schedule's call, for runs that follow it.
-    const cache = cacheHintsFor(run, { built, tail: liveTail(s) });
+    const cache = cacheHintsFor(run, { built, tail: s.transcript });
     if (cache) built = buildRequest(s, cache);
     const problems = requestProblems(built);
     if (problems.length) {
@@ -59,9 +59,9 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
       return null;
     }
     const extra = settings.thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, context_management: contextManagementEdits(settings.keepRecent) } : undefined;
-    // By reference, the activity is sent the step's plan and rebuilds these same messages from the transcript log.
-    if (run.byRef) plan = { ...stepPlan(run, { max_tokens: settings.maxTokens, extra, ...(cache ? { cache } : {}) }), ...mcpPlanField(s) };
-    const reply = plan ? await acts.callModelOnPlan(plan) : await acts.callModel({ purpose: 'investigate', ...built, max_tokens: settings.maxTokens, extra });
+    // The activity is sent the step's plan and rebuilds these same messages from the transcript log.
+    plan = { ...stepPlan(run, { max_tokens: settings.maxTokens, extra, ...(cache ? { cache } : {}) }), ...mcpPlanField(s) };
+    const reply = await acts.callModelOnPlan(plan);
     s.lastModelCallAt = Date.now();
     s.cache = { strategy: strategyName(settings, run.cacheSchedule !== undefined), lastTtl: cache?.ttl ?? '5m' };
     s.model = reply.model;
@@ -69,9 +69,7 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
     s.totals = addUsage(s.totals, reply.usage);
     s.costUsd += cost;
     // The reply's blocks take their numbers first: anything queued after them (a step record) follows.
-    const message = assistantMessage(reply);
-    if (plan) appendLoggedReply(s, plan, message);
-    else if (message) appendAssistant(s.transcript, message);
+    appendLoggedReply(s, plan, assistantMessage(reply));
     const record = {
       step: s.step,
       tools: toolUses(reply.content).map((u) => u.name),
@@ -79,8 +77,7 @@ export async function modelStep(run: Run): Promise<ModelReply | null> {
       cost_usd: cost,
       context_event: joinEvents(s.contextEventDue, contextEvent, cache?.ttl === '1h' ? 'cached for an hour before a wait on a person' : undefined),
     };
-    if (run.byRef) recordStepByReference(s, record);
-    else s.steps.push(record);
+    recordStepByReference(s, record);
     s.contextEventDue = null;
     return reply;
   } catch (error) {
@@ -100,15 +97,13 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
     case 'run_tools': {
       const results: ToolResultBlockParam[] = [];
       let unavailable: string | undefined;
-      // By reference, a tool activity writes its whole result at the number reserved for it (in the reply's order) and returns a preview.
-      const seqs = plan.uses.map(() => (run.byRef ? reserveResult(s) : undefined));
+      // A tool activity writes its whole result at the number reserved for it (in the reply's order) and returns a preview.
+      const seqs = plan.uses.map(() => reserveResult(s));
       const outcomes = await runTools(run, plan.uses, seqs);
       for (const [i, use] of plan.uses.entries()) {
         const outcome = outcomes[i]!;
-        const seq = seqs[i];
         unavailable ??= outcome.unavailable;
-        if (seq !== undefined) results.push(resultBlock(use, outcome, seq));
-        else results.push({ type: 'tool_result', tool_use_id: use.id, content: outcome.content, ...(outcome.is_error ? { is_error: true } : {}) });
+        results.push(resultBlock(use, outcome, seqs[i]!));
       }
       s.transcript.push(toolResultMessage(results, drainInbox()));
       if (unavailable) handOff(run, 'tool_unavailable', unavailable);

@@ -20,11 +20,9 @@ import { historySizes } from './workflow';
 type Out = (line: string) => void;
 
 // `casework bench history`: what one investigation costs Temporal and Postgres as it grows,
-// with and without history by reference. A scripted investigation (the offline model's drill:
-// a tracking page per step, a note every fifth) over an order whose tracking pages are padded
-// to about 4,000 tokens each, at several lengths, continuing as new every 100 steps. Both ways
-// run in one process on the same stack: "before" sets historyByReference: false, the run
-// keeping its transcript in the workflow as it did before the transcript log.
+// its transcript kept by reference in the transcript log. A scripted investigation (the offline
+// model's drill: a tracking page per step, a note every fifth) over an order whose tracking pages
+// are padded to about 4,000 tokens each, at several lengths, continuing as new every 100 steps.
 
 /** The order the drill reads; its tracking events are padded in the bench's own database. */
 const ORDER = '5102';
@@ -35,7 +33,6 @@ const STEPS_PER_RUN = 100;
 
 /** One measured investigation. */
 export interface HistorySample {
-  way: 'before' | 'after';
   steps: number;
   runs: number;
   historyBytes: number;
@@ -103,10 +100,7 @@ async function checkResults(pool: Pool, entries: LogEntry[], workflowId: string)
 }
 
 /** Runs the bench and prints its table; returns the samples. */
-export async function runHistoryBench(
-  config: Config,
-  options: { out: Out; steps?: number[]; json?: boolean; timeoutMs?: number; ways?: ('before' | 'after')[]; breakdown?: boolean },
-): Promise<HistorySample[]> {
+export async function runHistoryBench(config: Config, options: { out: Out; steps?: number[]; json?: boolean; timeoutMs?: number; breakdown?: boolean }): Promise<HistorySample[]> {
   const lengths = options.steps ?? [30, 200, 500];
   const longest = Math.max(...lengths);
   const runConfig = { ...config, CASEWORK_MAX_STEPS: longest + 10, CASEWORK_MAX_STEPS_PER_RUN: STEPS_PER_RUN };
@@ -119,51 +113,47 @@ export async function runHistoryBench(
     const samples: HistorySample[] = [];
     const failures: string[] = [];
     for (const steps of lengths) {
-      for (const way of options.ways ?? (['before', 'after'] as const)) {
-        const event = exampleEvent('dana-5102', `${tag}-${way}-${steps}`, { message: `Scripted long investigation of order ${ORDER}. #drill:${steps}` });
-        const settings = { ...investigationSettings(runConfig), historyByReference: way === 'after' };
-        // A run that cannot finish (the "before" way at length, on a busy machine) is a row saying so, not the end of the bench.
-        const status = await deliverAndWait(stack.client, stack.db.app, event, {
-          taskQueue: runConfig.TEMPORAL_TASK_QUEUE,
-          settings,
-          timeoutMs: options.timeoutMs ?? 900_000,
-        }).catch((error: Error) => {
-          failures.push(`${steps} steps ${way}: ${error.message}`);
-          return undefined;
-        });
-        if (!status) continue;
-        const runs = await historySizes(stack.client, status.workflowId);
-        if (options.breakdown && way === 'after') {
-          printBreakdown(
-            await historyBreakdown(
-              stack.client,
-              status.workflowId,
-              runs.map((r) => r.runId),
-            ),
-            status.step,
-            options.out,
-          );
-        }
-        const entries = await log.all(status.workflowId, ['message']);
-        const checked = way === 'after' ? await checkResults(stack.db.app, entries, status.workflowId) : { checked: 0, matched: 0, meanTokens: 0 };
-        samples.push({
-          way,
-          steps: status.step,
-          runs: runs.length,
-          historyBytes: runs.reduce((n, r) => n + r.bytes, 0),
-          events: runs.reduce((n, r) => n + r.events, 0),
-          carriedBytes: await carriedSizes(
+      const event = exampleEvent('dana-5102', `${tag}-${steps}`, { message: `Scripted long investigation of order ${ORDER}. #drill:${steps}` });
+      // A run that cannot finish (at length, on a busy machine) is a row saying so, not the end of the bench.
+      const status = await deliverAndWait(stack.client, stack.db.app, event, {
+        taskQueue: runConfig.TEMPORAL_TASK_QUEUE,
+        settings: investigationSettings(runConfig),
+        timeoutMs: options.timeoutMs ?? 900_000,
+      }).catch((error: Error) => {
+        failures.push(`${steps} steps: ${error.message}`);
+        return undefined;
+      });
+      if (!status) continue;
+      const runs = await historySizes(stack.client, status.workflowId);
+      if (options.breakdown) {
+        printBreakdown(
+          await historyBreakdown(
             stack.client,
             status.workflowId,
             runs.map((r) => r.runId),
           ),
-          postgresBytes: await postgresBytes(stack.db.admin, status.workflowId),
-          transcriptBytes: entries.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e.body)), 0),
-          resultsChecked: checked.checked,
-          resultsMatched: checked.matched,
-          meanResultTokens: checked.meanTokens,
-        });
+          status.step,
+          options.out,
+        );
       }
+      const entries = await log.all(status.workflowId, ['message']);
+      const checked = await checkResults(stack.db.app, entries, status.workflowId);
+      samples.push({
+        steps: status.step,
+        runs: runs.length,
+        historyBytes: runs.reduce((n, r) => n + r.bytes, 0),
+        events: runs.reduce((n, r) => n + r.events, 0),
+        carriedBytes: await carriedSizes(
+          stack.client,
+          status.workflowId,
+          runs.map((r) => r.runId),
+        ),
+        postgresBytes: await postgresBytes(stack.db.admin, status.workflowId),
+        transcriptBytes: entries.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e.body)), 0),
+        resultsChecked: checked.checked,
+        resultsMatched: checked.matched,
+        meanResultTokens: checked.meanTokens,
+      });
     }
     if (options.json) options.out(JSON.stringify(samples, null, 2));
     else printTable(samples, options.out, stack.model.label);
@@ -177,16 +167,16 @@ export async function runHistoryBench(
 function printTable(samples: HistorySample[], out: Out, model: string): void {
   const n = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
   out(`History by reference: a scripted investigation (${model}), tracking pages padded to ~4,000 tokens, continue-as-new every ${STEPS_PER_RUN} steps`);
-  out('  steps  way      runs  history B/step  events/100 steps  carried state B  Postgres B      transcript B   PG/transcript  results word for word');
+  out('  steps  runs  history B/step  events/100 steps  carried state B  Postgres B      transcript B   PG/transcript  results word for word');
   for (const s of samples) {
     const ratio = s.transcriptBytes ? `${(s.postgresBytes / s.transcriptBytes).toFixed(2)}×` : '—';
-    const results = s.way === 'after' ? `${s.resultsMatched}/${s.resultsChecked} (${n(s.meanResultTokens)} tok avg)` : '— (in history)';
+    const results = `${s.resultsMatched}/${s.resultsChecked} (${n(s.meanResultTokens)} tok avg)`;
     out(
-      `  ${String(s.steps).padStart(5)}  ${s.way.padEnd(7)}  ${String(s.runs).padStart(4)}  ${n(s.historyBytes / s.steps).padStart(14)}  ${n((s.events / s.steps) * 100).padStart(16)}  ${n(s.carriedBytes).padStart(15)}  ${n(s.postgresBytes).padStart(13)}  ${n(s.transcriptBytes).padStart(13)}  ${ratio.padStart(13)}  ${results}`,
+      `  ${String(s.steps).padStart(5)}  ${String(s.runs).padStart(4)}  ${n(s.historyBytes / s.steps).padStart(14)}  ${n((s.events / s.steps) * 100).padStart(16)}  ${n(s.carriedBytes).padStart(15)}  ${n(s.postgresBytes).padStart(13)}  ${n(s.transcriptBytes).padStart(13)}  ${ratio.padStart(13)}  ${results}`,
     );
   }
-  out('  targets (after): history ≤ 4,096 B/step, ≤ 1,000 events/100 steps, carried state ≤ 65,536 B, Postgres ≤ 2× the transcript');
-  for (const s of samples.filter((x) => x.way === 'after')) {
+  out('  targets: history ≤ 4,096 B/step, ≤ 1,000 events/100 steps, carried state ≤ 65,536 B, Postgres ≤ 2× the transcript');
+  for (const s of samples) {
     const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
     out(
       `  ${String(s.steps).padStart(5)} steps: history ${met(s.historyBytes / s.steps <= 4_096)}, events ${met((s.events / s.steps) * 100 <= 1_000)}, ` +

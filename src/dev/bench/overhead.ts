@@ -8,7 +8,7 @@ import { deliverAndWait } from '../../client/investigations';
 import type { ToolCall } from '../../schemas/tool-call';
 import { isToolName } from '../../schemas/tool-specs';
 import { investigationSettings } from '../../settings';
-import { buildRequest, prepareContext } from '../../workflows/context-step';
+import { buildRequest, clearIfDue, compactionSplit } from '../../workflows/context-step';
 import { startingState, type Run } from '../../workflows/state';
 import { exampleEvent } from '../demo/run';
 import { startLocalStack, type LocalStack } from '../env/stack';
@@ -99,14 +99,21 @@ export async function runFloor(activities: Activities, config: Config, ticketId:
   const started = performance.now();
   const s = startingState({ ticketId, customerId, settings });
   const id = { workflowId: `floor-${ticketId}`, ticketId, customerId };
-  // prepareContext needs only the state, the settings and the compaction call.
-  const run = { id, s, settings, acts: { compactConversation: activities.compactConversation } } as unknown as Run;
+  // The clearing batch needs only the state and the settings; compaction runs below, on the floor's whole messages.
+  const run = { id, s, settings } as unknown as Run;
   s.memoryBlock = (await activities.loadMemory({ customerId, now: new Date().toISOString(), message })).block;
   s.transcript.push({ role: 'user', content: [customerText(message)] });
   for (;;) {
     if (s.step >= settings.maxSteps) break;
     s.step += 1;
-    await prepareContext(run);
+    clearIfDue(run);
+    const split = compactionSplit(s, settings);
+    if (split !== null) {
+      s.caseNotes = (await activities.compactConversation({ messages: s.transcript.slice(0, split), previous: s.caseNotes })).notes;
+      s.transcript = s.transcript.slice(split);
+      s.notesShown = s.agentNotes;
+    }
+    s.shrinkContext = false;
     const reply = await activities.callModel({ purpose: 'investigate', ...buildRequest(s), max_tokens: settings.maxTokens });
     s.lastModelCallAt = Date.now();
     const said = assistantMessage(reply);

@@ -31,7 +31,6 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
       'cache-size': { type: 'string' },
       workers: { type: 'string' },
       sample: { type: 'string' },
-      ways: { type: 'string' },
       breakdown: { type: 'boolean' },
       concurrency: { type: 'string' },
       storm: { type: 'boolean' },
@@ -86,9 +85,7 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
   if (which === 'history') {
     const { runHistoryBench } = require('../../dev/bench/history') as typeof import('../../dev/bench/history');
     const steps = values.steps?.split(',').map((v) => count(v.trim(), '--steps') ?? 0);
-    const ways = values.ways?.split(',').map((w) => w.trim());
-    if (ways?.some((w) => w !== 'before' && w !== 'after')) throw new UsageError(`--ways takes before, after or both, got ${values.ways}`);
-    await runHistoryBench(config, { out, steps, json: values.json, ways: ways as ('before' | 'after')[] | undefined, breakdown: values.breakdown });
+    await runHistoryBench(config, { out, steps, json: values.json, breakdown: values.breakdown });
     return 0;
   }
   throw new UsageError(

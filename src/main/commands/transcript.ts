@@ -32,7 +32,7 @@ export async function transcriptCommand(args: string[], config: Config, out: Out
     }
     if (entries.length === 0) {
       throw new NotFoundError(
-        `the transcript log has no entries for ${workflowId}: check the workflow id (investigation-<ticketId>); runs started before the log existed keep their transcript in history (casework status)`,
+        `the transcript log has no entries for ${workflowId}: check the workflow id (investigation-<ticketId>); an investigation writes there from its first model step, so one that has not reached it yet has none (casework status shows where it stands)`,
       );
     }
     if (values.json)

@@ -10,9 +10,9 @@ import { carriedStateQuery } from '../../workflows/investigation-api';
 
 // What the console reads from Temporal: the investigations awaiting approval (visibility, by
 // the CaseworkStatus search attribute) and, for one investigation, its status query, its
-// transcript (the state query recovery uses) and its current run id (for the web UI link).
-// A run kept by reference carries a skeleton of 100-character previews: its whole transcript
-// is read back from the transcript log, so the inbox and the timeline show every word. A closed
+// transcript and its current run id (for the web UI link). A run carries a skeleton of
+// 100-character previews (its state query, which recovery uses too): its whole transcript is
+// read back from the transcript log, so the inbox and the timeline show every word. A closed
 // case needs no worker: its status is the result its run returned, its conversation the log.
 
 /** Most pending investigations the inbox lists. */
@@ -25,7 +25,7 @@ export interface CaseView {
   workflowId: string;
   runId: string;
   status: InvestigationStatus;
-  /** The run's full transcript; null when the run (or, by reference, the transcript log) could not answer: the status only then. */
+  /** The run's full transcript; null when the run or the transcript log could not answer: the status only then. */
   transcript: CarriedState['transcript'] | null;
   /** The day the customer was erased, when their data key is destroyed: the conversation is shown as erased, not unavailable. */
   erasedOn?: string;
@@ -41,26 +41,25 @@ export async function pendingWorkflowIds(client: Client, taskQueue: string): Pro
   return out;
 }
 
-/** Where the console reads cases: Temporal, and the transcript log for runs kept by reference. */
+/** Where the console reads cases: Temporal, and the transcript log for their conversations. */
 export interface CaseSource {
   client: Client;
   log: TranscriptLog;
 }
 
-/** The whole transcript of a carried state: its own when it keeps one, else rebuilt from the log; null when the log cannot be read. */
+/** The whole transcript of a running run's carried state, rebuilt from the log; null when the log cannot be read. */
 async function transcriptOf(log: TranscriptLog, workflowId: string, carried: CarriedState): Promise<CarriedState['transcript'] | CustomerErasedError | null> {
-  if (!carried.log) return carried.transcript;
   try {
     // Entries before the run's first number are earlier, closed runs' (a reopened ticket): not this case's conversation.
-    const written = await log.all(workflowId, ['message'], { from: carried.log.firstSeq });
+    const written = await log.all(workflowId, ['message'], { from: carried.log?.firstSeq });
     // Entries the run has numbered but not written yet are whole in its pending queue.
-    return wholeTranscript(carried.transcript, [...written, ...carried.log.pending]);
+    return wholeTranscript(carried.transcript, [...written, ...(carried.log?.pending ?? [])]);
   } catch (error) {
     return error instanceof CustomerErasedError ? error : null;
   }
 }
 
-/** The whole conversation of a closed run kept by reference, from the log alone; null when it kept none there or the log cannot be read. */
+/** The whole conversation of a closed run, from the log alone; null when it holds none or the log cannot be read. */
 async function closedTranscript(source: CaseSource, run: CaseRun): Promise<CarriedState['transcript'] | CustomerErasedError | null> {
   try {
     // A reopened ticket's run numbers its entries after the earlier runs'; its input says from where.
@@ -76,7 +75,7 @@ async function closedTranscript(source: CaseSource, run: CaseRun): Promise<Carri
 /**
  * One investigation's status, transcript and run. A running one is asked (its worker must answer
  * in time, else NoWorkerAnsweredError); a closed one is read from what its run recorded, with no
- * worker: the status it returned and, kept by reference, its conversation in the log. `running`
+ * worker: the status it returned and its conversation in the log. `running`
  * (the inbox lists running cases, with their run and task queue) saves a describe.
  */
 export async function readCase(source: CaseSource, workflowId: string, running?: { runId: string; taskQueue: string }): Promise<CaseView> {
@@ -94,11 +93,7 @@ export async function readCase(source: CaseSource, workflowId: string, running?:
   if (run.state !== 'running') {
     const logged = await closedTranscript(source, run);
     if (logged instanceof CustomerErasedError) return erased(workflowId, run.runId, status, logged);
-    // A closed run that kept its transcript in the workflow answers it only through a worker replaying it: asked briefly, never waited on.
-    const carried = logged ? null : await askRunning(client, run, () => client.workflow.getHandle(workflowId, run.runId).query(carriedStateQuery), 2_000).catch(() => null);
-    const fromCarried = logged ?? (carried ? await transcriptOf(source.log, workflowId, carried) : null);
-    if (fromCarried instanceof CustomerErasedError) return erased(workflowId, run.runId, status, fromCarried);
-    return { workflowId, runId: run.runId, status, transcript: fromCarried };
+    return { workflowId, runId: run.runId, status, transcript: logged };
   }
   const carried = await askRunning(client, run, () => client.workflow.getHandle(workflowId).query(carriedStateQuery)).catch(() => null);
   const transcript = carried ? await transcriptOf(source.log, workflowId, carried) : null;
