@@ -13,6 +13,7 @@ import type { InvestigationStatus } from '../src/schemas/investigation';
 import type { RequestLog } from '../src/server/app';
 import { startServer, type RunningServer } from '../src/server/start';
 import { HOLDING_REPLY } from '../src/workflows/hand-off';
+import { consoleAgent, visibleText } from './support/console-agent';
 import { settingsWith, ticket } from './support/investigate';
 import { answer, calls, json, scriptedModel, toolUse } from './support/scripted-model';
 import { settle } from './support/scripted-run';
@@ -160,6 +161,14 @@ describe('a refund that fails after its case has closed', () => {
     for await (const run of tw.client.workflow.list({ query: `WorkflowId = "${id}" AND ExecutionStatus = "Running" AND CaseworkStatus = "needs_human"` }))
       listed.push(run.workflowId);
     assert.deepEqual(listed, [id], 'visibility lists the case among those needing a person');
+    const agent = consoleAgent(server.url);
+    assert.equal((await agent.signIn('open-mode-key', 'Sam')).status, 303);
+    const inbox = await agent.get('/console/inbox');
+    assert.equal(inbox.status, 200);
+    const shown = visibleText(inbox.text);
+    assert.match(shown, /Handed to a person \(1\)/, 'the console inbox lists the case under the approvals');
+    assert.match(shown, new RegExp(`Ticket zendesk-${ticketId} · ${CUSTOMER} · since .*refund \\S+ on order ${orderId} .*failed \\(expired_or_canceled_card\\)`));
+    assert.match(inbox.text, new RegExp(`href="/console/cases/${id}"`));
 
     // The desk: an internal note naming the failed refund, and the ticket moved to a person's state.
     const notes = internalNotes(ticketId).slice(notesBefore);
