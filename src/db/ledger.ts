@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { REFUND_KINDS, type LedgerCharge, type LedgerPending, type LedgerRefund, type OrderLedger } from '../context/ledger';
 import { isoTimestamp } from './rows';
 
-// The order money ledger's statements (migrations/024_order_ledger.sql, 030_payment_provider.sql),
-// one function each, every row parsed. Captures and processor refunds come from the shop's
+// The order money ledger's statements (migrations/024_order_ledger.sql, 030_payment_provider.sql,
+// 033_shop_orders.sql), one function each, every row parsed. An order's currency and total are
+// what the shop last reported (ledger_orders), whichever adapter holds it. Captures and processor refunds come from the shop's
 // payment records and the payment provider's last report (the views ledger_charges and
 // ledger_refunds, which the database's own check reads too); casework's own refunds and
 // requests from its refund trail. Every function runs inside withCustomer: an order belongs to one customer, so the
@@ -20,7 +21,7 @@ const OrderRow = z.object({ order_id: z.string(), currency: z.string().min(1), t
  */
 export async function lockOrderLedger(client: PoolClient, customerId: string, orderId: string): Promise<z.infer<typeof OrderRow> | undefined> {
   const { rows } = await client.query(
-    `WITH o AS (SELECT order_id, customer_id, currency, total_cents FROM orders WHERE customer_id = $1 AND order_id = $2),
+    `WITH o AS (SELECT order_id, customer_id, currency, total_cents FROM ledger_orders WHERE customer_id = $1 AND order_id = $2),
           opened AS (INSERT INTO order_ledgers (order_id, customer_id, currency) SELECT order_id, customer_id, currency FROM o ON CONFLICT DO NOTHING)
      SELECT order_id, currency, total_cents FROM o`,
     [customerId, orderId],
@@ -30,9 +31,9 @@ export async function lockOrderLedger(client: PoolClient, customerId: string, or
   return OrderRow.parse(rows[0]);
 }
 
-/** The order's currency and total, without a lock. */
+/** The order's currency and total as the ledger knows them (the shop's last report, else the demo's record), without a lock. */
 export async function orderTotals(client: PoolClient, customerId: string, orderId: string): Promise<z.infer<typeof OrderRow> | undefined> {
-  const { rows } = await client.query('SELECT order_id, currency, total_cents FROM orders WHERE customer_id = $1 AND order_id = $2', [customerId, orderId]);
+  const { rows } = await client.query('SELECT order_id, currency, total_cents FROM ledger_orders WHERE customer_id = $1 AND order_id = $2', [customerId, orderId]);
   return rows.length ? OrderRow.parse(rows[0]) : undefined;
 }
 

@@ -316,6 +316,12 @@ export interface InvestigationInput {
    * below it, so this run numbers its entries from here. Unset: from 1, as before.
    */
   logFrom?: number;
+  /**
+   * How many replies and notes the investigation's closed runs numbered, when this run was started
+   * over them (a closed case reopened because its refund failed): this run numbers its desk posts
+   * after theirs, so no post's idempotency key is one an earlier run already used. Unset: from 1.
+   */
+  deskFrom?: { replies: number; notes: number };
 }
 
 /** The status query's answer. */

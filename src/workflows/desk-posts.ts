@@ -24,7 +24,7 @@ export function emptyOutbox(): DeskOutbox {
  * finds out: "skipped" ends the posting). A desk ticket's run shows the desk and its ticket id
  * as search attributes.
  */
-export function startDeskPosts(run: Run, input: Pick<InvestigationInput, 'ticketId' | 'settings'>): void {
+export function startDeskPosts(run: Run, input: Pick<InvestigationInput, 'ticketId' | 'settings' | 'deskFrom'>): void {
   const ref = parseDeskTicketId(input.ticketId);
   // A ticket from POST /events posts whenever the worker has the generic webhook: the worker, which posts, decides.
   if (!ref) {
@@ -33,6 +33,8 @@ export function startDeskPosts(run: Run, input: Pick<InvestigationInput, 'ticket
   }
   deprecatePatch(RETIRED_PATCHES.deskPosts);
   run.postsToDesk = true;
+  // A run over closed ones numbers its posts after theirs (a post's number is part of its key).
+  if (input.deskFrom && !run.s.desk) run.s.desk = { ...emptyOutbox(), replies: input.deskFrom.replies, notes: input.deskFrom.notes };
   if (ref) {
     upsertSearchAttributes([
       { key: SA.desk, value: ref.desk },

@@ -1,4 +1,4 @@
-import { deprecatePatch, ActivityFailure, allHandlersFinished, condition, continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
+import { deprecatePatch, ActivityFailure, allHandlersFinished, condition, continueAsNew, log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import { RETIRED_PATCHES } from './retired-patches';
 import { appendAssistant, appendUserText } from '../context/replies';
 import { customerText } from '../context/transcript';
@@ -11,7 +11,7 @@ import { handOff, installHandOffHandlers, resolveOnClose, resumeByItself, resume
 import { writeRetryMs } from './activities';
 import { carriedStateQuery, closeTicketSignal, customerMessageSignal, statusQuery } from './investigation-api';
 import { markRecovered } from './recovery';
-import { handOverFailedRefunds, hasUnreportedFailure, installRefundFailureHandler } from './refund-failures';
+import { handOverFailedRefunds, hasUnreportedFailure, installRefundFailureHandler, REFUND_FAILURE_REOPENS_PATCH } from './refund-failures';
 import { loadMcpOffers } from './mcp-tools';
 import { installDecisionHandlers, pendingDecision, settleDecision, watchApproval } from './refund-approval';
 import { publish, startingState, statusOf, type Run } from './state';
@@ -74,8 +74,10 @@ export async function investigation(input: InvestigationInput): Promise<Investig
   // A recovered run whose broken predecessor never loaded the customer's memory loads it now.
   if (!input.carried || (input.recovered && s.memoryBlock === null)) {
     publish(id, s);
-    // The first event may be any ticket event (signal-with-start): wait for the customer's words.
-    await condition(() => s.inbox.length > 0 || closeRequested);
+    // The first event may be any ticket event (signal-with-start): wait for the customer's words,
+    // or, for a closed case reopened because its refund failed at the provider, that failure.
+    const failureReopens = patched(REFUND_FAILURE_REOPENS_PATCH);
+    await condition(() => s.inbox.length > 0 || closeRequested || (failureReopens && hasUnreportedFailure(s)));
     try {
       s.memoryBlock = (await acts.loadMemory({ customerId: id.customerId, now: new Date().toISOString(), message: s.inbox[0]?.message })).block;
     } catch (error) {

@@ -11,7 +11,15 @@ import { publish, type Run } from './state';
 // A refund the payment provider accepted can fail days later (a closed card, a bank's refusal):
 // the provider's webhook tells the server, which signals the case that paid it. The failure is
 // recorded on the case, the model is told (so it never says the money is on its way), and the
-// case goes to a person: the customer gets the holding reply, the team an internal note.
+// case goes to a person: the customer gets the holding reply, the team an internal note. A case
+// that has closed is reopened by a run of its own, which does the same.
+
+/**
+ * From this patch on, a run started by a refund failure alone (a closed case reopened by the
+ * provider's webhook, client/refund-failures.ts) goes straight to a person instead of waiting
+ * for the customer's words.
+ */
+export const REFUND_FAILURE_REOPENS_PATCH = 'refund-failure-reopens';
 
 /** Records a reported failure once per refund and state (the server also acts on each event once). */
 export function installRefundFailureHandler(run: Run): void {

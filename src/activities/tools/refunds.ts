@@ -11,6 +11,7 @@ import { withCustomer } from '../../db/pool';
 import { isLedgerRefusal, lockOrderLedger, readOrderLedger } from '../../db/ledger';
 import { payoutOf, startPayout, type PayoutRow } from '../../db/payouts';
 import { recordProviderReport } from '../../db/provider-report';
+import { recordShopOrder } from '../../db/shop-orders';
 import type { ProviderPayments } from '../../commerce/payment-provider';
 import type { Commerce, ShopOrder } from '../../commerce/shop';
 import { CHARGE_KINDS, LEDGER_REFUSAL, ledgerProblem, overlappingRequests, type LedgerCharge, type OrderLedger, type RefundKind } from '../../context/ledger';
@@ -21,7 +22,9 @@ import { describeIssues } from '../../schemas/issues';
 // workflow), issue_refund reserves the refund in the ledger and pays it through the payment
 // provider (payout.ts). Each step is idempotent on a natural key, and the database
 // refuses a refund without an approval (refunds.approval_id must name one; a denial has none)
-// and any refund past the order's money ledger (migrations/024_order_ledger.sql).
+// and any refund past the order's money ledger (migrations/024_order_ledger.sql). Orders are named
+// as the commerce port gives them, whichever shop holds them: each step records the order as the
+// shop just reported it (shop_orders, migrations/033_shop_orders.sql), and the ledger reads it.
 
 /** A stable id from parts: a retry computes the same id, so it finds the same row. */
 export function stableId(prefix: string, ...parts: string[]): string {
@@ -120,7 +123,7 @@ export function chargeFor(ledger: OrderLedger, kind: RefundKind, named: string |
 
 /** The currency the order was charged in; the request's amount is in it, and so is every note about it. */
 async function orderCurrency(client: PoolClient, customerId: string, orderId: string): Promise<string> {
-  const { rows } = await client.query('SELECT currency FROM orders WHERE customer_id = $1 AND order_id = $2', [customerId, orderId]);
+  const { rows } = await client.query('SELECT currency FROM ledger_orders WHERE customer_id = $1 AND order_id = $2', [customerId, orderId]);
   return z.object({ currency: z.string().min(1) }).parse(rows[0]).currency;
 }
 
@@ -169,9 +172,10 @@ export async function requestRefund(
   client: PoolClient,
   context: ToolContext,
   input: { order_id: string; amount_cents: number; reason: string; kind?: RefundKind; charge_id?: string },
-  view: { order: ShopOrder; report: ProviderPayments; provider: string },
+  view: { order: ShopOrder; report: ProviderPayments; provider: string; shop: string },
 ): Promise<RefundRequestResult> {
   const { customerId } = context;
+  await recordShopOrder(client, customerId, view.shop, view.order);
   await lockOrderRefunds(client, customerId, input.order_id);
   const earlier = await requestByToolUse(client, customerId, context);
   if (earlier) return shapeRequest(earlier, await orderCurrency(client, customerId, earlier.order_id), await ledgerOf(client, customerId, earlier.order_id));
@@ -359,10 +363,11 @@ export async function reserveRefund(
   client: PoolClient,
   customerId: string,
   requestId: string,
-  provider: { name: string; report: ProviderPayments },
+  provider: { name: string; report: ProviderPayments; order?: { shop: string; order: ShopOrder } },
 ): Promise<ReservedRefund | RefusedRefund> {
   const request = await requestById(client, customerId, requestId);
   if (!request) throw new ToolError(`No refund request ${requestId} on this customer's account.`);
+  if (provider.order) await recordShopOrder(client, customerId, provider.order.shop, provider.order.order);
   await lockOrderRefunds(client, customerId, request.order_id);
   const decision = await decisionFor(client, customerId, requestId);
   if (!decision) {
@@ -426,8 +431,13 @@ export async function issueRefund(deps: { pool: Pool; commerce: Commerce }, cust
   const { payments } = deps.commerce;
   const request = await withCustomer(deps.pool, customerId, (client) => requestById(client, customerId, requestId));
   if (!request) throw new ToolError(`No refund request ${requestId} on this customer's account.`);
+  // The order as the shop holds it now (its total bounds a duplicate-charge refund); one the shop
+  // no longer reports keeps what it reported when the request was filed.
+  const order = await deps.commerce.orders.order(customerId, request.order_id);
   const report = await payments.paymentsOf(customerId, request.order_id);
-  const reserved = await withCustomer(deps.pool, customerId, (client) => reserveRefund(client, customerId, requestId, { name: payments.name, report }));
+  const reserved = await withCustomer(deps.pool, customerId, (client) =>
+    reserveRefund(client, customerId, requestId, { name: payments.name, report, ...(order ? { order: { shop: deps.commerce.orders.name, order } } : {}) }),
+  );
   if ('status' in reserved) return reserved;
   const { refund, payout } = reserved;
   if (payout?.status === 'refused') throw new ToolError(providerRefusal(requestId, payout.failure_reason ?? 'refused'));
@@ -442,7 +452,7 @@ export function createRefundTools(deps: { pool: Pool; commerce: Commerce }) {
   return {
     request_refund: defineTypedTool('request_refund', async (input, context) => {
       const view = await readProviderView(deps.commerce, context.customerId, input.order_id);
-      return withCustomer(deps.pool, context.customerId, (client) => requestRefund(client, context, input, { ...view, provider: payments.name }));
+      return withCustomer(deps.pool, context.customerId, (client) => requestRefund(client, context, input, { ...view, provider: payments.name, shop: deps.commerce.orders.name }));
     }),
     issue_refund: defineTool('issue_refund', async ({ request_id }, context) => {
       const paid = await issueRefund(deps, context.customerId, request_id);

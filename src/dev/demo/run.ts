@@ -5,6 +5,7 @@ import type { Pool } from 'pg';
 import type { Config } from '../../config';
 import { BadInputError } from '../../errors';
 import { mirrorDemoPayments, startStandinPayments } from './stand-in-payments';
+import { startStandinMcp, type StandinMcp } from './stand-in-mcp';
 import { money, stepTable, totalsLine, workflowUrl } from '../../client/format';
 import { decideRefund, deliverAndWait, readStatus, waitUntilSettled } from '../../client/investigations';
 import { startLocalStack } from '../env/stack';
@@ -128,6 +129,36 @@ function closeTicket(c: Conversation, event: TicketEvent): Promise<Investigation
 }
 
 /**
+ * With the stand-ins, the shop's MCP tools: Dana asks about order 5102's warranty (a read-only
+ * MCP tool, called at once) and for store credit (a money-moving one: filed for approval, not
+ * called on the model's word; called once after a person approves it). Prints what the MCP
+ * stand-in saw at each point.
+ */
+async function investigateWithShopTools(c: Conversation, mcp: StandinMcp, runTag: string): Promise<InvestigationStatus> {
+  c.out('');
+  c.out("4. The shop's own MCP server: Dana asks whether order 5102 is under warranty, and for store credit meanwhile");
+  const event = exampleEvent('dana-5102', runTag, {
+    ticketId: `T-MCP-${runTag}`,
+    eventId: `evt-mcp-${runTag}`,
+    message: 'Is order 5102 still under warranty? While the warranty claim is looked at, could I have some store credit?',
+  });
+  const seen = mcp.standin.state;
+  const print = stepPrinter(c.out);
+  let status = await send(c, event, print);
+  c.out(`  MCP stand-in so far: lookup_warranty answered ${seen.lookups} time(s); issue_store_credit called ${seen.invocations} time(s), ${seen.credits.length} credit(s) issued`);
+  if (status.status === 'awaiting_approval' && status.pendingApproval?.mcp) {
+    const p = status.pendingApproval;
+    c.out(`  -> ${p.mcp!.tool} moves money, so casework did not call it on the model's word: request ${p.request_id} waits for a person (${seen.invocations} calls made)`);
+    status = await approvePending(c, status, 'support-lead', print);
+    c.out(
+      `  after the approval: issue_store_credit called ${seen.invocations} time(s), ${seen.credits.length} credit(s) issued (${seen.credits.map((x) => `${x.credit_id} of ${money(x.amount_cents)}`).join(', ')})`,
+    );
+  }
+  printReply(c, status);
+  return status;
+}
+
+/**
  * `npm run demo`: starts the dev server (web UI on 8233) and an in-memory embedded Postgres,
  * runs the delivered-but-missing dispute to its refund request, approves it, prints the reply
  * and the web-UI link; then Priya's two conversations, the second opening "same problem as
@@ -137,11 +168,19 @@ export async function runDemo(
   config: Config,
   out: Out,
   options: { keepRunning?: boolean; shop?: DemoShop } = {},
-): Promise<{ dispute: InvestigationStatus; priya: InvestigationStatus[] }> {
+): Promise<{ dispute: InvestigationStatus; priya: InvestigationStatus[]; mcp?: InvestigationStatus }> {
   const started = Date.now();
   // With the stand-ins, the payment provider is the Stripe stand-in, filled from the demo shop's records once they are seeded.
   const payments = options.shop === 'stand-in' ? await startStandinPayments() : undefined;
-  config = { ...config, ...payments?.config };
+  // And the shop's own MCP server is the MCP stand-in, connected as a worker connects at start.
+  const mcp =
+    options.shop === 'stand-in'
+      ? await startStandinMcp().catch(async (error: unknown) => {
+          await payments?.standin.close();
+          throw error;
+        })
+      : undefined;
+  config = { ...config, ...payments?.config, ...mcp?.config };
   out('casework demo: starting the Temporal dev server, an embedded Postgres and a worker...');
   // The worker's info logs would drown the step table; CASEWORK_LOG_LEVEL=info shows them.
   const quiet = { ...config, CASEWORK_LOG_LEVEL: process.env.CASEWORK_LOG_LEVEL ? config.CASEWORK_LOG_LEVEL : ('warn' as const) };
@@ -157,9 +196,10 @@ export async function runDemo(
     CASEWORK_ZENDESK_WEBHOOK_SECRET: standin.webhookSecret,
     CASEWORK_DESK_CUSTOMERS: `zendesk:${DANA_ZENDESK_ID}=cust_dana`,
   };
-  const stack = await startLocalStack(deskConfig, { inMemoryDb: true }).catch(async (error: unknown) => {
+  const stack = await startLocalStack(deskConfig, { inMemoryDb: true, ...(mcp ? { mcp: mcp.tools } : {}) }).catch(async (error: unknown) => {
     await standin.close();
     await payments?.standin.close();
+    await mcp?.close();
     throw error;
   });
   let server: RunningServer | undefined;
@@ -173,6 +213,7 @@ export async function runDemo(
         `  payments: a Stripe stand-in (a test double, not Stripe) at ${payments.standin.url}, holding the demo shop's ${copied.charges} captured charges and ${copied.refunds} refunds`,
       );
     }
+    if (mcp) out(`  MCP: the shop's MCP server is a stand-in (a test double) at ${mcp.standin.url}: ${mcp.tools.offers.tools.map((t) => `${t.name} (${t.kind})`).join(', ')}`);
     const c: Conversation = { client: stack.client, pool: stack.db.app, config, out };
     out(`  desk: a Zendesk stand-in (a test double, not Zendesk) at ${standin.url}; casework's HTTP server at ${server.url}`);
 
@@ -195,6 +236,7 @@ export async function runDemo(
     out('');
     out('3. Priya, conversation two, a new ticket: "Same problem as last time..."');
     const two = await investigate(c, exampleEvent('priya-2', runTag), 'support-lead');
+    const shopTools = mcp ? await investigateWithShopTools(c, mcp, runTag) : undefined;
 
     out('');
     out(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s. Filter the web UI's workflow list with: CaseworkStatus="waiting_for_customer"`);
@@ -206,12 +248,13 @@ export async function runDemo(
         process.once('SIGTERM', resolvePromise);
       });
     }
-    return { dispute, priya: [one, two] };
+    return { dispute, priya: [one, two], ...(shopTools ? { mcp: shopTools } : {}) };
   } finally {
     await server?.close(0);
     await stack.stop();
     await standin.close();
     await payments?.standin.close();
+    await mcp?.close();
   }
 }
 

@@ -4,6 +4,7 @@ import type { Config } from '../../config';
 import { migrate } from '../../db/migrate';
 import { openDatabase, type Database } from '../../db/pool';
 import { seedDemoData } from '../demo-data/seed';
+import type { McpTools } from '../../commerce/mcp/client';
 import type { Model } from '../../model/port';
 import { selectModel } from '../../model/select';
 import { startInProcessWorker } from '../../worker';
@@ -24,9 +25,9 @@ export interface LocalStack {
  * Starts (or reuses) the Temporal dev server, opens Postgres (DATABASE_URL, or an embedded one:
  * in memory, or in CASEWORK_DATA_DIR served on `dbPort`), migrates and seeds it, and runs a
  * worker in this process. For the demo, `casework dev` and the workflow part of the context
- * bench; production runs `casework worker` instead.
+ * bench; production runs `casework worker` instead. `mcp`: MCP servers already connected, offered by the worker.
  */
-export async function startLocalStack(config: Config, options: { model?: Model; inMemoryDb?: boolean; dbPort?: number } = {}): Promise<LocalStack> {
+export async function startLocalStack(config: Config, options: { model?: Model; inMemoryDb?: boolean; dbPort?: number; mcp?: McpTools } = {}): Promise<LocalStack> {
   const [host, portText] = config.TEMPORAL_ADDRESS.split(':');
   if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`the local stack runs its own dev server; TEMPORAL_ADDRESS ${config.TEMPORAL_ADDRESS} is not local`);
   const uiPort = Number(new URL(config.TEMPORAL_UI_URL).port || 8233);
@@ -44,7 +45,7 @@ export async function startLocalStack(config: Config, options: { model?: Model; 
     await migrate(db.admin);
     await seedDemoData(db.admin);
     const model = options.model ?? selectModel(config);
-    const { worker, client, stop: stopWorker } = await startInProcessWorker({ config, pool: db.app, model });
+    const { worker, client, stop: stopWorker } = await startInProcessWorker({ config, pool: db.app, model, ...(options.mcp ? { mcp: options.mcp } : {}) });
     stops.push(stopWorker);
     return { config, server, db, model, client, worker, stop };
   } catch (error) {

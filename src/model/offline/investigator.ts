@@ -2,6 +2,7 @@ import type { ContentBlock, StopReason } from '@anthropic-ai/sdk/resources/messa
 import type { ModelRequest } from '../../schemas/model';
 import { asText, called, latestResult, readConversation, type ConversationView, type SeenCall } from './conversation';
 import { composeFollowUp, composeReply, money, type CaseFacts, type CaseKind } from './replies';
+import { shopToolStep } from './shop-tools';
 
 /** What the investigator decided this step: tool calls (with an optional opening line) or a reply. */
 export interface Decision {
@@ -129,6 +130,8 @@ export function decide(request: ModelRequest): Decision {
   const turnText = (view.turnMessages.length ? view.turnMessages : view.allMessages.slice(-1)).join('\n');
   const scripted = directive(view, turnText);
   if (scripted) return scripted;
+  const shopAsk = shopToolStep(request, view, turnText, orderIdIn(turnText));
+  if (shopAsk) return shopAsk;
 
   const calls = view.turnCalls;
   const everything = view.calls;

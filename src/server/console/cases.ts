@@ -41,6 +41,17 @@ export async function pendingWorkflowIds(client: Client, taskQueue: string): Pro
   return out;
 }
 
+/** Running investigations on `taskQueue` handed to a person (CaseworkStatus needs_human), read from visibility and their status, the latest hand-over first. */
+export async function withPersonCases(source: CaseSource, taskQueue: string): Promise<CaseView[]> {
+  const ids: { workflowId: string; runId: string }[] = [];
+  for await (const execution of source.client.workflow.list({ query: openInvestigationsQuery(taskQueue, 'needs_human'), pageSize: 100 })) {
+    ids.push({ workflowId: execution.workflowId, runId: execution.runId });
+    if (ids.length >= INBOX_LIMIT) break;
+  }
+  const cases = await mapLimited(ids, PARALLEL_READS, (id) => readCase(source, id.workflowId, { runId: id.runId, taskQueue }));
+  return cases.filter((c): c is CaseView => c !== null && c.status.status === 'needs_human').sort((a, b) => (b.status.handOff?.at ?? '').localeCompare(a.status.handOff?.at ?? ''));
+}
+
 /** Where the console reads cases: Temporal, and the transcript log for their conversations. */
 export interface CaseSource {
   client: Client;

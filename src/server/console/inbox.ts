@@ -23,6 +23,25 @@ export interface InboxContext {
   pollMs: number;
   /** Each pending case's order ledger read now, by workflow id; a case missing here shows the snapshot it holds. */
   ledgers?: ReadonlyMap<string, OrderLedger>;
+  /** Running cases handed to a person (a failed refund, an outage, a held reply), listed under the approvals. */
+  withPerson?: readonly CaseView[];
+}
+
+/** The cases waiting for a person other than for a refund decision: why, since when, and a link to each. */
+function withPersonList(views: readonly CaseView[] | undefined): Html {
+  if (!views?.length) return html``;
+  return html` <section data-with-person>
+    <h2>Handed to a person <span class="muted">(${views.length})</span></h2>
+    <ul>
+      ${views.map(
+        (v) =>
+          html`<li data-workflow-id="${v.workflowId}">
+            <a href="/console/cases/${v.workflowId}">Ticket ${v.status.ticketId}</a> ·
+            ${v.status.customerId}${v.status.handOff ? html` · since ${when(v.status.handOff.at)}: ${v.status.handOff.reason}` : ''}
+          </li>`,
+      )}
+    </ul>
+  </section>`;
 }
 
 function evidence(view: CaseView): Html {
@@ -110,9 +129,10 @@ function card(view: CaseView, ctx: InboxContext): Html {
 /** The inbox page. */
 export function inboxPage(cases: readonly CaseView[], ctx: InboxContext): string {
   const body = html` <section data-inbox data-poll-ms="${ctx.pollMs}">
-    <h1>Refunds awaiting approval <span class="muted">(${cases.length})</span></h1>
-    <p class="notice hidden" data-new-requests role="status"></p>
-    ${cases.length ? cases.map((c) => card(c, ctx)) : html`<p class="card">Nothing is waiting for a decision.</p>`}
-  </section>`;
+      <h1>Refunds awaiting approval <span class="muted">(${cases.length})</span></h1>
+      <p class="notice hidden" data-new-requests role="status"></p>
+      ${cases.length ? cases.map((c) => card(c, ctx)) : html`<p class="card">Nothing is waiting for a decision.</p>`}
+    </section>
+    ${withPersonList(ctx.withPerson)}`;
   return page('Approvals', body, ctx.session);
 }

@@ -12,7 +12,7 @@ import { mayDecide, mayDecideAs, soleApprover, type Principal } from '../auth';
 import type { RouteContext, Trace } from '../context';
 import { errorAnswer, HttpError, type Answer } from '../http';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets';
-import { pendingCases, readCase } from './cases';
+import { pendingCases, readCase, withPersonCases } from './cases';
 import { checkCsrf, checkOrigin } from './csrf';
 import { deliveriesPage } from './deliveries';
 import { field, readForm } from './form';
@@ -229,7 +229,11 @@ async function get(ctx: RouteContext, state: ConsoleState, rest: string, session
   if (rest === '/inbox') {
     const cases = await ctx.temporal('listing pending approvals', () => pendingCases(source, ctx.taskQueue), ctx.temporalTimeoutMs * 2);
     const ledgers = await liveLedgers(ctx, cases);
-    return htmlAnswer(200, inboxPage(cases, { session, settings: ctx.settings, refs: state.refs, now: Date.now(), pollMs: config.CASEWORK_CONSOLE_POLL_SECONDS * 1000, ledgers }));
+    const withPerson = await ctx.temporal('listing cases with a person', () => withPersonCases(source, ctx.taskQueue), ctx.temporalTimeoutMs * 2);
+    return htmlAnswer(
+      200,
+      inboxPage(cases, { session, settings: ctx.settings, refs: state.refs, now: Date.now(), pollMs: config.CASEWORK_CONSOLE_POLL_SECONDS * 1000, ledgers, withPerson }),
+    );
   }
   if (rest === '/inbox/pending') {
     const cases = await ctx.temporal('listing pending approvals', () => pendingCases(source, ctx.taskQueue), ctx.temporalTimeoutMs * 2);

@@ -1,11 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { CASEWORK_REFUND_KEY, ProviderEventError, type PaymentProvider, type RefundEvent } from '../../commerce/payment-provider';
 import { withCustomer } from '../../db/pool';
 import { recordPayoutEvent } from '../../db/payouts';
 import { eventSeen, markEventSeen, payoutOwner } from '../../db/provider-events';
 import type { FailedRefund } from '../../schemas/investigation';
-import { refundFailedSignal } from '../../workflows/investigation-api';
+import { reportRefundFailure } from '../../client/refund-failures';
 import type { RouteContext, Trace } from '../context';
 import { HttpError, readBodyText, type Answer } from '../http';
 
@@ -13,8 +12,8 @@ import { HttpError, readBodyText, type Answer } from '../http';
 // and refund.updated), verified by its adapter's readEvent over the raw body (Stripe-Signature);
 // an unsigned or forged delivery is refused 400 and logged. A refund casework paid that the
 // provider now reports failed or canceled is recorded in the refund trail (its payout), and the
-// case that paid it is signalled, so a person takes it over and the customer is told nothing
-// untrue. Each event is acted on once; acting is itself idempotent, so a retried delivery after a
+// case that paid it is told (client/refund-failures.ts: signalled, or reopened when it has
+// closed), so a person takes it over and the customer is told nothing untrue. Each event is acted on once; acting is itself idempotent, so a retried delivery after a
 // failure on the way does no harm.
 
 /** Largest webhook body read (Stripe's events are a few kilobytes). */
@@ -29,19 +28,6 @@ const SIGNATURE_HEADER: Record<string, string> = { stripe: 'stripe-signature' };
 /** Handles one delivery; answers 200 for every verified event, acted on or not (the provider would only resend it). */
 export function createPaymentWebhookHandler(ctx: RouteContext, payments: PaymentProvider) {
   const pool = ctx.deps.pool;
-  const failedOnClosedCase = (event: RefundEvent, owner: { workflow_id: string; refund_id: string }) =>
-    console.error(
-      JSON.stringify({
-        ts: new Date().toISOString(),
-        level: 'error',
-        msg: 'a refund failed at the payment provider after its case closed; a person must pay it back',
-        provider: payments.name,
-        eventId: event.eventId,
-        refundId: owner.refund_id,
-        workflowId: owner.workflow_id,
-      }),
-    );
-
   return async (provider: string, req: IncomingMessage, trace: Trace): Promise<Answer> => {
     if (provider !== payments.name) throw new HttpError(404, `no webhook for payment provider "${provider.slice(0, 40)}": CASEWORK_PAYMENTS is ${payments.name}`);
     const raw = await readBodyText(req, MAX_EVENT_BYTES, 'webhook body');
@@ -85,14 +71,13 @@ export function createPaymentWebhookHandler(ctx: RouteContext, payments: Payment
           event_id: event.eventId,
           at: new Date().toISOString(),
         };
-        try {
-          await ctx.temporal('telling the case its refund failed', () => ctx.deps.client.workflow.getHandle(owner.workflow_id).signal(refundFailedSignal, failure));
-          trace.outcome = 'handed_over';
-        } catch (error) {
-          if (!(error instanceof WorkflowNotFoundError) && (error as Error).name !== 'WorkflowNotFoundError') throw error;
-          failedOnClosedCase(event, owner);
-          trace.outcome = 'case_closed';
-        }
+        const delivered = await ctx.temporal('telling the case its refund failed', () =>
+          reportRefundFailure(ctx.deps.client, pool, { workflowId: owner.workflow_id, customerId: owner.customer_id }, failure, {
+            taskQueue: ctx.taskQueue,
+            settings: ctx.settings,
+          }),
+        );
+        trace.outcome = delivered === 'reopened' ? 'reopened_for_person' : 'handed_over';
       } else trace.outcome = 'recorded';
     }
     await markEventSeen(pool, { provider: payments.name, eventId: event.eventId, type: event.type, providerRefundId: refund.id });
