@@ -93,7 +93,7 @@ describe('the whole case in the Temporal web UI, through the codec server', { sk
     const { tw, db } = ctx;
     const event = ticket('cust_dana', `Scripted long investigation of order 5102. #drill:${DRILL_STEPS}`);
     // A clearing batch every 5 steps, so the last step sends cleared results as their stubs.
-    await send(tw, event, settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'true', CASEWORK_CLEAR_EVERY: '5' }));
+    await send(tw, event, settingsWith({ CASEWORK_CLEAR_EVERY: '5' }));
     const workflowId = `investigation-${event.ticketId}`;
     const { runId } = await tw.client.workflow.getHandle(workflowId).describe();
     historyUrl = `${tw.config.TEMPORAL_UI_URL}/namespaces/${tw.config.TEMPORAL_NAMESPACE}/workflows/${workflowId}/${runId}/history`;

@@ -39,7 +39,7 @@ let tw: TestWorker;
 let server: RunningServer;
 const logs: RequestLog[] = [];
 // A short follow-up window: the answered case closes by itself soon after the refund.
-const settings = settingsWith({ CASEWORK_FOLLOW_UP_WINDOW_SECONDS: '2', CASEWORK_HISTORY_BY_REFERENCE: 'false' });
+const settings = settingsWith({ CASEWORK_FOLLOW_UP_WINDOW_SECONDS: '2' });
 
 before(async () => {
   zendesk = await startDeskStandin({ firstTicketId: 100_000 + Math.floor(Math.random() * 800_000) * 10 });

@@ -117,7 +117,7 @@ async function openCase(tw: TestWorker, orderId: string, total: number) {
   const read = toolUse('get_payments', { order_id: orderId });
   const ask = toolUse('request_refund', { order_id: orderId, amount_cents: total, reason: 'Charged twice; refunding the duplicate charge.', kind: 'duplicate_charge' });
   model.script(id, [calls(read), calls(ask), answer('A colleague is reviewing the refund of the duplicate charge.'), answer('Your duplicate charge has been refunded.')]);
-  const status = await deliver(tw, model, event, settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'false' }));
+  const status = await deliver(tw, model, event, settingsWith());
   assert.equal(status.status, 'awaiting_approval', `the case waits for approval (last reply: ${status.lastReply})`);
   const requests = model.requests(id, 'investigate');
   const payments = JSON.parse(lastToolResults(requests[1]!).find((r) => r.tool_use_id === read.id)!.content);

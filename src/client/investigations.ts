@@ -14,6 +14,7 @@ import type { InvestigationSettings, InvestigationStatus, RecoveredFrom, RefundD
 import { SA } from '../schemas/search-attributes';
 import { closeTicketSignal, customerMessageSignal, decideRefundUpdate, statusQuery } from '../workflows/investigation-api';
 import { investigation } from '../workflows/investigation';
+import { deskNumbersOf } from './closed-run';
 import { brokenRunOf, recoverBrokenRun, type Recovery } from './recovery';
 
 // The operations the CLI and the HTTP endpoint share: one place that knows how a ticket event
@@ -142,7 +143,7 @@ async function send(
     // The closed runs' transcript-log entries stay: the new run numbers its own after them.
     const logFrom = pool ? await nextFreeSeq(pool, workflowId) : undefined;
     if (!broken) {
-      attempt = { policy: WorkflowIdReusePolicy.ALLOW_DUPLICATE, logFrom };
+      attempt = { policy: WorkflowIdReusePolicy.ALLOW_DUPLICATE, logFrom, deskFrom: await deskNumbersOf(client, workflowId) };
       continue;
     }
     const recovery = await recoverBrokenRun(client, workflowId, closed.runId, broken, { log: transcriptLogOf(client, pool) });
@@ -166,6 +167,8 @@ interface StartAttempt {
   recovery?: Recovery;
   /** Where the new run's transcript-log numbers start (after the closed runs' entries). */
   logFrom?: number;
+  /** Where the new run's desk post numbers start (after the closed run's): a reused number would be skipped as posted. */
+  deskFrom?: { replies: number; notes: number };
 }
 
 async function signalWithStartInvestigation(
@@ -188,6 +191,7 @@ async function signalWithStartInvestigation(
         settings: options.settings,
         ...recovered,
         ...(attempt.logFrom && attempt.logFrom > 1 ? { logFrom: attempt.logFrom } : {}),
+        ...(attempt.deskFrom ? { deskFrom: attempt.deskFrom } : {}),
       },
     ],
     signal: customerMessageSignal,

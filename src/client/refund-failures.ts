@@ -1,8 +1,9 @@
-import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Pool } from 'pg';
 import { nextFreeSeq } from '../db/transcript-log';
-import type { FailedRefund, InvestigationSettings, InvestigationStatus } from '../schemas/investigation';
+import type { FailedRefund, InvestigationSettings } from '../schemas/investigation';
+import { deskNumbersOf } from './closed-run';
 import { SA } from '../schemas/search-attributes';
 import { refundFailedSignal } from '../workflows/investigation-api';
 import { investigation } from '../workflows/investigation';
@@ -21,17 +22,6 @@ export type FailureDelivery = 'signalled' | 'reopened';
 function ticketOf(workflowId: string): string {
   if (!workflowId.startsWith('investigation-')) throw new Error(`${workflowId} is not an investigation's workflow id`);
   return workflowId.slice('investigation-'.length);
-}
-
-/** How many replies and notes the closed run numbered (its result's outbox); undefined when it left no result (a broken run). */
-async function deskNumbersOf(client: Client, workflowId: string): Promise<{ replies: number; notes: number } | undefined> {
-  try {
-    const closed: InvestigationStatus = await client.workflow.getHandle<typeof investigation>(workflowId).result();
-    return closed.desk ? { replies: closed.desk.replies, notes: closed.desk.notes } : undefined;
-  } catch (error) {
-    if (error instanceof WorkflowFailedError) return undefined;
-    throw error;
-  }
 }
 
 /** Tells the case `owner.workflowId` that its refund failed, reopening it when it has closed. */
