@@ -26,7 +26,13 @@ export interface StandinCharge {
   created: number;
   metadata: Record<string, string>;
   payment_intent: string | null;
+  /** How it was paid, as Stripe documents the field: {type: "card", card: {brand, last4, wallet}} or {type: "paypal", paypal: {}}. */
+  payment_method_details: StandinPaymentMethod | null;
 }
+
+/** A charge's payment_method_details, the parts casework reads. */
+export type StandinPaymentMethod =
+  { type: 'card'; card: { brand: 'visa' | 'mastercard' | 'amex'; last4: string; wallet: { type: 'apple_pay' } | null } } | { type: 'paypal'; paypal: Record<string, never> };
 
 /** A refund as Stripe returns it. */
 export interface StandinRefund {
@@ -61,7 +67,7 @@ export interface StripeStandin {
   webhookSecret: string;
   /** Adds a captured charge for an order (metadata.order_id). */
   /** A captured charge of an order (`created`: unix seconds, now by default). */
-  addCharge(input: { orderId: string; amount: number; currency: string; id?: string; created?: number }): StandinCharge;
+  addCharge(input: { orderId: string; amount: number; currency: string; id?: string; created?: number; paymentMethod?: StandinPaymentMethod }): StandinCharge;
   /** A refund made before casework (a shop's history): settled or pending on a charge. */
   addRefund(input: { id: string; chargeId: string; amount: number; status: 'succeeded' | 'pending'; created?: number }): StandinRefund;
   charge(id: string): StandinCharge | undefined;
@@ -247,7 +253,7 @@ export async function startStripeStandin(): Promise<StripeStandin> {
     url,
     secretKey,
     webhookSecret,
-    addCharge({ orderId, amount, currency, id, created }) {
+    addCharge({ orderId, amount, currency, id, created, paymentMethod }) {
       const charge: StandinCharge = {
         id: id ?? `ch_${randomBytes(12).toString('hex')}`,
         object: 'charge',
@@ -262,6 +268,7 @@ export async function startStripeStandin(): Promise<StripeStandin> {
         created: created ?? now(),
         metadata: { order_id: orderId },
         payment_intent: `pi_${randomBytes(12).toString('hex')}`,
+        payment_method_details: paymentMethod ?? null,
       };
       charges.set(charge.id, charge);
       return charge;
