@@ -56,7 +56,12 @@ export type StripeFault =
   /** 500 api_error. */
   | { kind: 'server_error' }
   /** The request is carried out, then the connection is cut before the answer: a lost response. */
-  | { kind: 'lose_response' };
+  | { kind: 'lose_response' }
+  /**
+   * The request is carried out and its answer held: `held` is called with a function that sends
+   * it, so a test can act (kill the caller) between the refund being made and the answer arriving.
+   */
+  | { kind: 'hold_response'; held: (release: () => void) => void };
 
 /** The running stand-in. */
 export interface StripeStandin {
@@ -197,7 +202,7 @@ export async function startStripeStandin(): Promise<StripeStandin> {
         return stripeError(res, 401, { type: 'invalid_request_error', message: 'Invalid API Key provided' });
       }
       // A lost response is a write's (the refund made, its answer lost): reads on the same path pass it by.
-      const at = faults.findIndex((f) => f.path === url.pathname && (f.fault.kind !== 'lose_response' || req.method === 'POST'));
+      const at = faults.findIndex((f) => f.path === url.pathname && ((f.fault.kind !== 'lose_response' && f.fault.kind !== 'hold_response') || req.method === 'POST'));
       const fault = at >= 0 ? faults.splice(at, 1)[0]!.fault : undefined;
       if (fault?.kind === 'rate_limit') return stripeError(res, 429, { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests hit the API too quickly.' });
       if (fault?.kind === 'server_error') return stripeError(res, 500, { type: 'api_error', message: 'An unknown error occurred' });
@@ -241,8 +246,13 @@ export async function startStripeStandin(): Promise<StripeStandin> {
         // Stripe keeps the answer to a key, errors from validation included, for 24 hours.
         if (key) idempotency.set(key, { paramsHash, ...answer });
         if (fault?.kind === 'lose_response') return req.socket.destroy();
-        res.writeHead(answer.status, { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) });
-        return res.end(JSON.stringify(answer.body));
+        const respond = () => {
+          if (res.destroyed || res.writableEnded) return;
+          res.writeHead(answer.status, { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) });
+          res.end(JSON.stringify(answer.body));
+        };
+        if (fault?.kind === 'hold_response') return fault.held(respond);
+        return respond();
       }
       return stripeError(res, 404, { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${url.pathname}).` });
     })();
