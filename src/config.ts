@@ -201,6 +201,8 @@ export const ConfigSchema = z.object({
   CASEWORK_ZENDESK_STATUSES: z.string().default(''),
   /** Zendesk group a case handed to a person is assigned to (its id); unset, the assignment is left alone. */
   CASEWORK_ZENDESK_HANDOFF_GROUP_ID: z.string().optional(),
+  /** Zendesk ticket field (its id) holding the order an earlier ticket is about; unset, earlier tickets read from Zendesk name no order. */
+  CASEWORK_ZENDESK_ORDER_FIELD_ID: z.string().optional(),
   /** Intercom: API base, access token, the app's client secret (signs webhooks) and the admin casework replies as. */
   CASEWORK_INTERCOM_BASE_URL: httpUrl().default('https://api.intercom.io'),
   CASEWORK_INTERCOM_ACCESS_TOKEN: z.string().optional(),
@@ -212,6 +214,8 @@ export const ConfigSchema = z.object({
   CASEWORK_INTERCOM_SNOOZE_SECONDS: int(86_400),
   /** Intercom admin a case handed to a person is assigned to; unset, the assignment is left alone. */
   CASEWORK_INTERCOM_HANDOFF_ADMIN_ID: z.string().optional(),
+  /** Intercom conversation custom attribute holding the order an earlier conversation is about; unset, they name no order. */
+  CASEWORK_INTERCOM_ORDER_ATTRIBUTE: z.string().optional(),
   /** Freshdesk: API base (https://<domain>.freshdesk.com), API key, and the shared secret the automation rule sends in X-Casework-Webhook-Token. */
   CASEWORK_FRESHDESK_BASE_URL: httpUrl().optional(),
   CASEWORK_FRESHDESK_API_KEY: z.string().optional(),
@@ -220,6 +224,8 @@ export const ConfigSchema = z.object({
   CASEWORK_FRESHDESK_STATUSES: z.string().default(''),
   /** Freshdesk group a case handed to a person is assigned to (its id); unset, the assignment is left alone. */
   CASEWORK_FRESHDESK_HANDOFF_GROUP_ID: z.string().optional(),
+  /** Freshdesk ticket custom field ("cf_order_number") holding the order an earlier ticket is about; unset, they name no order. */
+  CASEWORK_FRESHDESK_ORDER_FIELD: z.string().optional(),
   /** Generic outbound webhook for other desks: where replies and status changes are POSTed, and the HMAC secret that signs them. */
   CASEWORK_DESK_WEBHOOK_URL: httpUrl().optional(),
   CASEWORK_DESK_WEBHOOK_SECRET: z.string().optional(),

@@ -5,6 +5,7 @@ import type { Pool } from 'pg';
 import { createActivities } from './activities';
 import { describeCommerce, selectCommerce } from './commerce/select';
 import type { Commerce } from './commerce/shop';
+import { deskTicketSource } from './commerce/desk-tickets';
 import { loadConfig, type Config } from './config';
 import { kindOf } from './errors';
 import { migrate } from './db/migrate';
@@ -98,6 +99,11 @@ export function connectWorker(config: Config): Promise<NativeConnection> {
   });
 }
 
+/** The commerce port with earlier tickets read from the desk a ticket came from, where that desk is configured (docs/commerce.md). */
+function withDeskTickets(commerce: Commerce, clients: DeskSettings['clients'], config: Config): Commerce {
+  return { ...commerce, tickets: deskTicketSource(clients, commerce.tickets, { maxWaitSeconds: config.CASEWORK_DESK_RATE_LIMIT_WAIT_SECONDS }) };
+}
+
 /** The casework worker: the Investigation workflow and every activity, on TEMPORAL_TASK_QUEUE. */
 export function createWorker(deps: WorkerDeps): Promise<Worker> {
   const { config } = deps;
@@ -133,7 +139,7 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
       embedder: deps.embedder,
       desk: { clients: desk.clients, observer: metrics.desk.observer, rateLimit: { maxWaitSeconds: config.CASEWORK_DESK_RATE_LIMIT_WAIT_SECONDS } },
       transcriptLog: new TranscriptLog(deps.pool, bodyCodecOf(codec)),
-      commerce: deps.commerce ?? selectCommerce(config, deps.pool),
+      commerce: withDeskTickets(deps.commerce ?? selectCommerce(config, deps.pool), desk.clients, config),
       mcp: deps.mcp,
       retention: retentionDeps(config, new Client({ connection: deps.connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter }), metrics),
     }),

@@ -222,7 +222,7 @@ describe('AfterShip settings and translations', () => {
       { checkpoint_time: '2026-10-12T15:37:00+01:00', tag: 'Delivered', subtag: 'Delivered_003', message: 'Signed for' },
       { signed_by: 'D. WHITFIELD' },
     );
-    assert.deepEqual([signed.occurredAt, signed.podType, signed.podSignature], ['2026-10-12T14:37:00Z', 'SG', 'D. WHITFIELD']);
+    assert.deepEqual([signed.occurredAt, signed.podType, signed.podSignature], ['2026-10-12T14:37:00.000Z', 'SG', 'D. WHITFIELD']);
     for (const [words, pod] of [
       ['Front Door', 'DS'],
       ['Neighbour', 'NB'],

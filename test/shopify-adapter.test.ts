@@ -64,7 +64,8 @@ describe('Shopify orders through the commerce port', () => {
         order,
         {
           orderId: row.order_id,
-          placedAt: row.placed_at,
+          // The demo adapter reads timestamptz back as an ISO instant with milliseconds; Shopify's reads the same.
+          placedAt: new Date(row.placed_at).toISOString(),
           status: row.status_code,
           currency: row.currency,
           totalCents: row.total_cents,

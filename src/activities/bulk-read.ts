@@ -52,8 +52,8 @@ export interface ReviewResult {
 }
 
 /** The customer's latest MAX_TICKETS_READ tickets, oldest first, as the shop's ticket source holds them, and how many there are. */
-export async function loadTickets(source: TicketSource, customerId: string): Promise<{ tickets: TicketRow[]; total: number }> {
-  const page = await source.earlierTickets(customerId, { offset: 0, limit: MAX_TICKETS_READ });
+export async function loadTickets(source: TicketSource, customerId: string, ticketId?: string): Promise<{ tickets: TicketRow[]; total: number }> {
+  const page = await source.earlierTickets(customerId, { offset: 0, limit: MAX_TICKETS_READ }, ticketId);
   const tickets = page.items
     .slice(0, MAX_TICKETS_READ)
     .map((t) => ({ ticket_id: t.ticketId, opened_at: t.openedAt, subject: t.subject, body: t.body, status: t.status, order_id: t.orderId }));
@@ -89,7 +89,7 @@ function replyText(reply: ModelReply): string {
 export function createBulkReadActivities(deps: { tickets: TicketSource; model: Model }): { review_tickets: (call: ToolCall) => Promise<ToolOutcome> } {
   return {
     review_tickets: defineTool('review_tickets', async ({ question }, context): Promise<ReviewResult> => {
-      const { tickets, total } = await loadTickets(deps.tickets, context.customerId);
+      const { tickets, total } = await loadTickets(deps.tickets, context.customerId, context.ticketId);
       const inline = tickets.reduce((n, t) => n + estimateTokens(renderTicket(t)), 0);
       if (tickets.length === 0) {
         const answer = 'This customer has no earlier tickets.';

@@ -113,5 +113,9 @@ function once<T>(make: () => T): () => T {
 
 /** One line for the start-up log: which adapter serves what. */
 export function describeCommerce(config: Config): string {
-  return `shop ${config.CASEWORK_SHOP}, payments ${config.CASEWORK_PAYMENTS}, tracking ${config.CASEWORK_TRACKING}`;
+  const desks = config.CASEWORK_DESKS.split(',')
+    .map((d) => d.trim())
+    .filter((d) => d && d !== 'webhook');
+  const tickets = desks.length ? `earlier tickets from the ticket's desk (${desks.join(', ')}), else the shop` : 'earlier tickets from the shop';
+  return `shop ${config.CASEWORK_SHOP}, payments ${config.CASEWORK_PAYMENTS}, tracking ${config.CASEWORK_TRACKING}, ${tickets}`;
 }

@@ -124,7 +124,12 @@ export interface TrackingSource {
 /** The customer's earlier tickets. */
 export interface TicketSource {
   readonly name: string;
-  earlierTickets(customerId: string, page: PageRequest): Promise<Page<EarlierTicket>>;
+  /**
+   * The customer's tickets before this one, newest first. `ticketId` is the ticket being
+   * investigated (casework's id): a desk adapter reads its requester's other tickets from the
+   * desk it came from; the demo's record holds only earlier ones and needs no id.
+   */
+  earlierTickets(customerId: string, page: PageRequest, ticketId?: string): Promise<Page<EarlierTicket>>;
 }
 
 /** The shop's policies. */

@@ -38,7 +38,19 @@ const EVENT_TOLERANCE_SECONDS = 300;
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
+/** Card brands as the neutral method codes (PAYMENT_METHOD_CODES); a brand not listed reads as unknown. */
+const CARD_BRANDS: Readonly<Record<string, string>> = { visa: 'card_visa', mastercard: 'card_mc', amex: 'card_amex' };
+
+/** How a charge was paid, from its payment_method_details (a card's brand, or the wallet it came through), neutral. */
+function methodCodeOf(details: Stripe.Charge.PaymentMethodDetails | null | undefined): string | undefined {
+  if (details?.type === 'paypal') return 'paypal';
+  if (details?.type !== 'card') return undefined;
+  if (details.card?.wallet?.type === 'apple_pay') return 'applepay';
+  return CARD_BRANDS[details.card?.brand ?? ''];
+}
+
 function chargeOf(charge: Stripe.Charge, orderId: string): ProviderCharge {
+  const methodCode = methodCodeOf(charge.payment_method_details);
   return {
     id: charge.id,
     orderId,
@@ -47,6 +59,7 @@ function chargeOf(charge: Stripe.Charge, orderId: string): ProviderCharge {
     status: charge.status === 'succeeded' && charge.captured ? 'captured' : charge.status === 'failed' ? 'failed' : 'pending',
     refundedCents: charge.amount_refunded,
     createdAt: iso(charge.created),
+    ...(methodCode ? { methodCode } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PostStatus } from '../schemas/case-state';
+import type { RequesterTicketReader } from './requester-tickets';
 import type { DeskName } from './types';
 
 // The outbound port: what casework asks of a desk, whichever desk it is. One call per reply or
@@ -38,6 +39,8 @@ export interface DeskPostResult {
 export interface DeskClient {
   readonly desk: DeskName;
   post(post: DeskPost): Promise<DeskPostResult>;
+  /** The current ticket's requester's other tickets (requester-tickets.ts); absent on a desk that keeps none casework can read (the generic webhook). */
+  requesterTickets?: RequesterTicketReader['requesterTickets'];
 }
 
 /**
@@ -61,4 +64,20 @@ export function toHtml(text: string): string {
     .split(/\n{2,}/)
     .map((para) => `<p>${escape(para).replace(/\n/g, '<br>')}</p>`)
     .join('');
+}
+
+/** An HTML body as plain text with its paragraphs and line breaks kept (toHtml's inverse), for reading what a customer wrote. */
+export function fromHtml(html: string): string {
+  return html
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/p>\s*|<\/div>\s*/gi, '\n\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }

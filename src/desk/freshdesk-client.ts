@@ -1,8 +1,10 @@
 import { caseStateOf } from '../schemas/case-state';
-import { idempotencyKey, markerLine, toHtml, type DeskClient, type DeskPost, type DeskPostResult } from './client';
+import { fromHtml, idempotencyKey, markerLine, toHtml, type DeskClient, type DeskPost, type DeskPostResult } from './client';
 import { basicAuth, deskFetch } from './http';
 import { FRESHDESK_LIFECYCLE, type StatusTable } from './lifecycle';
 import { readBack, replyMarkerNote, type ThreadEntry } from './read-back';
+import { MAX_REQUESTER_TICKETS, newestFirst, openOrClosed, windowOf, type RequesterTicket, type RequesterTickets, type TicketWindow } from './requester-tickets';
+import { deskTicketId } from './types';
 
 // Freshdesk API v2 (developers.freshdesk.com/api/#reply_ticket, #add_note_to_a_ticket,
 // #list_all_ticket_notes, #update_ticket): POST /api/v2/tickets/{id}/reply {body};
@@ -14,6 +16,13 @@ import { readBack, replyMarkerNote, type ThreadEntry } from './read-back';
 // notes only (read-back.ts): a note ends with "ref: <key>"; a reply is announced by a private
 // note carrying its key, then posted without one. Before posting casework reads the ticket's
 // conversations to the last page (Freshdesk pages them, 30 by default, at most 100 a page).
+//
+// Earlier tickets (developers.freshdesk.com/api/#list_all_tickets): the current ticket's
+// requester_id, then GET /api/v2/tickets?requester_id=…&updated_since=…&order_by=created_at
+// &order_type=desc&include=description, page by page. The list answers only tickets created in
+// the last 30 days unless updated_since reaches further back, and has no count, so casework reads
+// to the last page (a short one), within MAX_REQUESTER_TICKETS. The order is the custom field
+// configuration names (custom_fields.cf_…).
 
 /** What the Freshdesk client needs. */
 export interface FreshdeskClientConfig {
@@ -26,6 +35,22 @@ export interface FreshdeskClientConfig {
   statuses?: StatusTable<number>;
   /** The group a case handed to a person is assigned to; unset, the assignment stays as it is. */
   handOffGroupId?: number;
+  /** The ticket's custom field holding the order id, e.g. "cf_order_number" (CASEWORK_FRESHDESK_ORDER_FIELD); unset, earlier tickets name no order. */
+  orderField?: string;
+}
+
+/** Far enough back for every ticket a desk holds: without it Freshdesk lists only the last 30 days. */
+const SINCE_EVER = '2000-01-01T00:00:00Z';
+
+interface FreshdeskTicket {
+  id?: number;
+  requester_id?: number;
+  subject?: string | null;
+  description?: string | null;
+  description_text?: string | null;
+  status?: number;
+  created_at?: string;
+  custom_fields?: Record<string, unknown>;
 }
 
 /** Conversations per page casework asks for: Freshdesk's maximum. */
@@ -61,8 +86,36 @@ export function createFreshdeskClient(config: FreshdeskClientConfig): DeskClient
     return entries;
   }
 
+  function earlierTicket(t: FreshdeskTicket): RequesterTicket {
+    const field = config.orderField ? t.custom_fields?.[config.orderField] : undefined;
+    return {
+      ticketId: deskTicketId('freshdesk', String(t.id)),
+      openedAt: new Date(t.created_at ?? 0).toISOString(),
+      // 4 Resolved and 5 Closed are done; 2 Open, 3 Pending and custom statuses (6 and up) are still being worked.
+      status: openOrClosed(t.status === 4 || t.status === 5),
+      subject: t.subject ?? '',
+      body: t.description ? fromHtml(t.description) : (t.description_text ?? ''),
+      orderId: typeof field === 'string' && field.trim() ? field.trim() : typeof field === 'number' ? String(field) : null,
+    };
+  }
+
   return {
     desk: 'freshdesk',
+    async requesterTickets(externalTicketId: string, window: TicketWindow): Promise<RequesterTickets> {
+      const what = `reading the earlier tickets of ticket ${externalTicketId}'s requester`;
+      const current = (await call('GET', `/api/v2/tickets/${encodeURIComponent(externalTicketId)}`, what)) as FreshdeskTicket | undefined;
+      const requester = current?.requester_id;
+      if (typeof requester !== 'number') return { total: 0, items: [] };
+      const found: RequesterTicket[] = [];
+      for (let page = 1; found.length < MAX_REQUESTER_TICKETS; page++) {
+        const query = `requester_id=${requester}&updated_since=${encodeURIComponent(SINCE_EVER)}&order_by=created_at&order_type=desc&include=description&per_page=${FRESHDESK_PAGE_SIZE}&page=${page}`;
+        const got = (await call('GET', `/api/v2/tickets?${query}`, what)) as FreshdeskTicket[] | undefined;
+        const list = Array.isArray(got) ? got : [];
+        for (const t of list) if (String(t.id) !== externalTicketId) found.push(earlierTicket(t));
+        if (list.length < FRESHDESK_PAGE_SIZE) break;
+      }
+      return windowOf(found.sort(newestFirst), window);
+    },
     async post(post: DeskPost): Promise<DeskPostResult> {
       const key = idempotencyKey(post);
       const id = encodeURIComponent(post.externalTicketId);

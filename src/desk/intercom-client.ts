@@ -1,8 +1,10 @@
 import { caseStateOf } from '../schemas/case-state';
-import { idempotencyKey, markerLine, toHtml, type DeskClient, type DeskPost, type DeskPostResult } from './client';
+import { fromHtml, idempotencyKey, markerLine, toHtml, type DeskClient, type DeskPost, type DeskPostResult } from './client';
 import { deskFetch } from './http';
 import { INTERCOM_LIFECYCLE, type IntercomState, type StatusTable } from './lifecycle';
-import { readBack, replyMarkerNote, type ThreadEntry } from './read-back';
+import { readBack, replyMarkerNote, textOf, type ThreadEntry } from './read-back';
+import { MAX_REQUESTER_TICKETS, newestFirst, openOrClosed, windowOf, type RequesterTicket, type RequesterTickets, type TicketWindow } from './requester-tickets';
+import { deskTicketId } from './types';
 
 // Intercom Conversations API (developers.intercom.com/docs/references/rest-api/api.intercom.io/
 // conversations/replyconversation, .../manageconversation): POST /conversations/{id}/reply with
@@ -15,6 +17,14 @@ import { readBack, replyMarkerNote, type ThreadEntry } from './read-back';
 // internal notes only (read-back.ts): a note ends with "ref: <key>"; a reply is announced by a
 // note carrying its key, then posted without one. Before posting casework reads the conversation
 // (GET /conversations/{id}, which returns its parts, up to Intercom's limit of 500).
+//
+// Earlier conversations (developers.intercom.com/docs/references/rest-api/api.intercom.io/
+// conversations/searchconversations): the current conversation's contact, then POST
+// /conversations/search {query: {field: "contact_ids", operator: "=", value}, pagination:
+// {per_page: 150, starting_after}}, which answers {conversations, total_count, pages: {next:
+// {starting_after}}}. Search results come in no documented order, so casework reads them all
+// (within MAX_REQUESTER_TICKETS) and sorts them newest first. The order is the conversation's
+// custom attribute configuration names.
 
 /** What the Intercom client needs. */
 export interface IntercomClientConfig {
@@ -31,6 +41,21 @@ export interface IntercomClientConfig {
   /** The admin a case handed to a person is assigned to; unset, the assignment stays as it is. */
   handOffAdminId?: string;
   now?: () => Date;
+  /** The conversation's custom attribute holding the order id (CASEWORK_INTERCOM_ORDER_ATTRIBUTE); unset, earlier conversations name no order. */
+  orderAttribute?: string;
+}
+
+/** Conversations a page of search answers hold: Intercom's maximum. */
+export const INTERCOM_SEARCH_PAGE_SIZE = 150;
+
+interface IntercomConversation {
+  id?: string | number;
+  created_at?: number;
+  state?: string;
+  title?: string | null;
+  source?: { subject?: string | null; body?: string | null } | null;
+  custom_attributes?: Record<string, unknown>;
+  contacts?: { contacts?: { id?: string }[] };
 }
 
 interface IntercomPart {
@@ -49,8 +74,37 @@ export function createIntercomClient(config: IntercomClientConfig): DeskClient {
     deskFetch('intercom', { method, url: `${base}${path}`, headers, body, what, timeoutMs: config.timeoutMs }, config.fetch);
   const admin = { type: 'admin', admin_id: config.adminId };
 
+  function earlierTicket(c: IntercomConversation): RequesterTicket {
+    const field = config.orderAttribute ? c.custom_attributes?.[config.orderAttribute] : undefined;
+    return {
+      ticketId: deskTicketId('intercom', String(c.id)),
+      openedAt: new Date((c.created_at ?? 0) * 1000).toISOString(),
+      status: openOrClosed(c.state === 'closed'),
+      subject: c.title || textOf(c.source?.subject ?? ''),
+      body: fromHtml(c.source?.body ?? ''),
+      orderId: typeof field === 'string' && field.trim() ? field.trim() : typeof field === 'number' ? String(field) : null,
+    };
+  }
+
   return {
     desk: 'intercom',
+    async requesterTickets(externalTicketId: string, window: TicketWindow): Promise<RequesterTickets> {
+      const what = `reading the earlier conversations of conversation ${externalTicketId}'s contact`;
+      const current = (await call('GET', `/conversations/${encodeURIComponent(externalTicketId)}`, what)) as IntercomConversation | undefined;
+      const contact = current?.contacts?.contacts?.[0]?.id;
+      if (typeof contact !== 'string' || !contact) return { total: 0, items: [] };
+      const found: RequesterTicket[] = [];
+      let startingAfter: string | undefined;
+      do {
+        const got = (await call('POST', '/conversations/search', what, {
+          query: { field: 'contact_ids', operator: '=', value: contact },
+          pagination: { per_page: INTERCOM_SEARCH_PAGE_SIZE, ...(startingAfter ? { starting_after: startingAfter } : {}) },
+        })) as { conversations?: IntercomConversation[]; pages?: { next?: { starting_after?: string } | null } } | undefined;
+        for (const c of got?.conversations ?? []) if (String(c.id) !== externalTicketId) found.push(earlierTicket(c));
+        startingAfter = got?.pages?.next?.starting_after ?? undefined;
+      } while (startingAfter && found.length < MAX_REQUESTER_TICKETS);
+      return windowOf(found.sort(newestFirst), window);
+    },
     async post(post: DeskPost): Promise<DeskPostResult> {
       const key = idempotencyKey(post);
       const id = encodeURIComponent(post.externalTicketId);

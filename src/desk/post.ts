@@ -1,5 +1,6 @@
 import type { DeskClient, DeskPostKind, DeskPostResult, DeskStatus } from './client';
 import { DeskRateLimitedError, toDeskFailure } from './errors';
+import { waitingOutRateLimits, type RateLimitPolicy } from './rate-limit-wait';
 import { parseDeskTicketId, type DeskName } from './types';
 
 /** The postToDesk activity's one input object. JSON-safe. */
@@ -27,13 +28,7 @@ export interface PostToDeskObserver {
   rateLimited?(desk: DeskName, seconds: number, handling: 'waited' | 'deferred'): void;
 }
 
-/** How postToDesk treats a desk's rate limit. */
-export interface RateLimitPolicy {
-  /** Seconds of rate-limit waits one attempt may take in all; a longer wait is left to Temporal's retry. */
-  maxWaitSeconds: number;
-  /** Waits; tests pass one that records the delay. */
-  sleep?: (ms: number) => Promise<void>;
-}
+export type { RateLimitPolicy } from './rate-limit-wait';
 
 /**
  * The postToDesk activity. Exactly once: every client checks the desk for the post's key before
@@ -61,25 +56,23 @@ export function createPostToDesk(deps: { clients: ReadonlyMap<DeskName, DeskClie
       ...(input.tags ? { tags: input.tags } : {}),
       ...(input.status ? { status: input.status } : {}),
     };
-    let waited = 0;
-    for (;;) {
+    const attempt = async () => {
       try {
-        const result = await client.post(post);
-        deps.observer?.posted?.(desk, input.kind, result.outcome);
-        return { ...result, desk };
+        return await client.post(post);
       } catch (error) {
         deps.observer?.failed?.(desk, input.kind, (error as Error).name ?? 'Error');
-        const seconds = error instanceof DeskRateLimitedError ? error.retryAfterSeconds : undefined;
-        if (seconds !== undefined && waited + seconds <= maxWait) {
-          // A 429 applied nothing, and the post checks the desk before writing anyway: trying again is safe.
-          deps.observer?.rateLimited?.(desk, seconds, 'waited');
-          waited += seconds;
-          await sleep(seconds * 1000);
-          continue;
-        }
-        if (seconds !== undefined) deps.observer?.rateLimited?.(desk, seconds, 'deferred');
-        throw toDeskFailure(error);
+        throw error;
       }
+    };
+    try {
+      // A 429 applied nothing, and the post checks the desk before writing anyway: trying again is safe.
+      const result = await waitingOutRateLimits(attempt, { maxWaitSeconds: maxWait, sleep }, (seconds) => deps.observer?.rateLimited?.(desk, seconds, 'waited'));
+      deps.observer?.posted?.(desk, input.kind, result.outcome);
+      return { ...result, desk };
+    } catch (error) {
+      const seconds = error instanceof DeskRateLimitedError ? error.retryAfterSeconds : undefined;
+      if (seconds !== undefined) deps.observer?.rateLimited?.(desk, seconds, 'deferred');
+      throw toDeskFailure(error);
     }
   };
 }

@@ -64,12 +64,18 @@ export function deskSettings(config: Config, options: { fetch?: typeof fetch } =
       throw new ConfigError((error as Error).message);
     }
   };
-  const groupId = (variable: keyof Config): number | undefined => {
+  const positiveId = (variable: keyof Config, what: string): number | undefined => {
     const value = config[variable];
     if (value === undefined || value === '') return undefined;
     if (typeof value !== 'string' || !/^\d{1,18}$/.test(value.trim()) || Number(value) <= 0)
-      throw new ConfigError(`${variable}: "${String(value)}" is not a group id (a positive number)`);
+      throw new ConfigError(`${variable}: "${String(value)}" is not ${what} (a positive number)`);
     return Number(value);
+  };
+  const groupId = (variable: keyof Config) => positiveId(variable, 'a group id');
+  // Freshdesk names a custom field "cf_" and the label in lower case with underscores.
+  const freshdeskField = (value: string): string => {
+    if (!/^cf_[a-z0-9_]{1,100}$/.test(value)) throw new ConfigError(`CASEWORK_FRESHDESK_ORDER_FIELD: "${value}" is not a Freshdesk custom field name (cf_…)`);
+    return value;
   };
   const window = config.CASEWORK_DESK_REPLAY_WINDOW_SECONDS;
   const timeoutMs = config.CASEWORK_DESK_TIMEOUT_MS;
@@ -85,6 +91,7 @@ export function deskSettings(config: Config, options: { fetch?: typeof fetch } =
         apiToken: need('zendesk', 'CASEWORK_ZENDESK_API_TOKEN'),
         statuses: table(ZENDESK_LIFECYCLE, 'CASEWORK_ZENDESK_STATUSES', parseZendeskStatus, `a Zendesk status casework may set (${ZENDESK_STATUSES.join(', ')})`),
         handOffGroupId: groupId('CASEWORK_ZENDESK_HANDOFF_GROUP_ID'),
+        orderFieldId: positiveId('CASEWORK_ZENDESK_ORDER_FIELD_ID', 'a ticket field id'),
         timeoutMs,
         fetch: options.fetch,
       }),
@@ -101,6 +108,7 @@ export function deskSettings(config: Config, options: { fetch?: typeof fetch } =
         states: table(INTERCOM_LIFECYCLE, 'CASEWORK_INTERCOM_STATES', parseIntercomState, `an Intercom conversation state (${INTERCOM_STATES.join(', ')})`),
         snoozeSeconds: config.CASEWORK_INTERCOM_SNOOZE_SECONDS,
         ...(config.CASEWORK_INTERCOM_HANDOFF_ADMIN_ID ? { handOffAdminId: config.CASEWORK_INTERCOM_HANDOFF_ADMIN_ID } : {}),
+        ...(config.CASEWORK_INTERCOM_ORDER_ATTRIBUTE?.trim() ? { orderAttribute: config.CASEWORK_INTERCOM_ORDER_ATTRIBUTE.trim() } : {}),
         timeoutMs,
         fetch: options.fetch,
       }),
@@ -115,6 +123,7 @@ export function deskSettings(config: Config, options: { fetch?: typeof fetch } =
         apiKey: need('freshdesk', 'CASEWORK_FRESHDESK_API_KEY'),
         statuses: table(FRESHDESK_LIFECYCLE, 'CASEWORK_FRESHDESK_STATUSES', parseFreshdeskStatus, 'a Freshdesk status id (2 to 5, or a custom status from 6)'),
         handOffGroupId: groupId('CASEWORK_FRESHDESK_HANDOFF_GROUP_ID'),
+        ...(config.CASEWORK_FRESHDESK_ORDER_FIELD?.trim() ? { orderField: freshdeskField(config.CASEWORK_FRESHDESK_ORDER_FIELD.trim()) } : {}),
         timeoutMs,
         fetch: options.fetch,
       }),

@@ -9,6 +9,9 @@ import { signZendesk, ZENDESK_SIGNATURE_HEADER, ZENDESK_TIMESTAMP_HEADER } from 
 //   GET /api/v2/tickets/{id}.json            {ticket}
 //   GET /api/v2/tickets/{id}/comments.json   {comments, next_page, previous_page, count}
 //   PUT /api/v2/tickets/{id}.json            {ticket: {comment: {body | html_body, public?, author_id?}, status?, group_id?, tags?, additional_tags?, remove_tags?}}
+//   GET /api/v2/users/{id}/tickets/requested.json?page=&per_page=&sort_by=&sort_order=
+//                                            {tickets, next_page, previous_page, count}: offset pagination,
+//                                            100 a page by default and at most, oldest first unless sorted
 // A closed ticket refuses every update (422), as Zendesk's does; each status a ticket passes
 // through is recorded, so a test reads back the lifecycle casework drove. Every call needs "Authorization: Basic base64(email/token:api_token)"; unknown fields are
 // refused with 422 RecordInvalid, a missing comment body too. It also sends Zendesk's signed
@@ -48,6 +51,7 @@ interface StandinTicket {
   assignee_id: number | null;
   group_id: number | null;
   tags: string[];
+  custom_fields: { id: number; value: string | null }[];
   created_at: string;
   updated_at: string;
   comments: StandinComment[];
@@ -69,7 +73,16 @@ export interface DeskStandin {
   /** The webhook signing secret. */
   webhookSecret: string;
   /** Opens a ticket from an end user; its first comment is the description. */
-  createTicket(input: { requesterId: number; requesterName?: string; subject: string; body: string }): { ticketId: number; commentId: number };
+  createTicket(input: {
+    requesterId: number;
+    requesterName?: string;
+    subject: string;
+    body: string;
+    /** An earlier ticket: when it was opened, its status, and its custom field values. */
+    createdAt?: string;
+    status?: StandinTicket['status'];
+    customFields?: { id: number; value: string | null }[];
+  }): { ticketId: number; commentId: number };
   /** Adds a public comment from an end user. */
   addCustomerComment(ticketId: number, authorId: number, body: string): number;
   /** The ticket's thread and tags, as an agent sees them. */
@@ -93,6 +106,8 @@ const TICKET_KEYS = new Set(['comment', 'status', 'group_id', 'tags', 'additiona
 const COMMENT_KEYS = new Set(['body', 'html_body', 'public', 'author_id']);
 const STATUSES = new Set(['new', 'open', 'pending', 'hold', 'solved', 'closed']);
 const TAG = /^[^\s,]{1,80}$/;
+const LIST_PARAMS = new Set(['page', 'per_page', 'sort_by', 'sort_order']);
+const SORT_BY = new Set(['id', 'created_at', 'updated_at', 'status']);
 
 /** Starts the stand-in on 127.0.0.1 (port 0: any free port). */
 export async function startDeskStandin(
@@ -209,18 +224,51 @@ export async function startDeskStandin(
     return { update: { comment: parsedComment, status: t.status as StandinTicket['status'] | undefined, groupId: t.group_id as number | undefined, tags, add, remove } };
   }
 
+  /** A user's requested tickets, offset-paginated as Zendesk documents it (List Tickets, "Pagination"). */
+  function listRequested(req: IncomingMessage, res: ServerResponse, url: URL, userId: number): void {
+    if (!users.has(userId)) return send(res, req, 404, { error: 'RecordNotFound', description: 'Not found' });
+    const unknown = [...url.searchParams.keys()].find((k) => !LIST_PARAMS.has(k));
+    if (unknown) return send(res, req, 400, { error: 'InvalidParameter', description: `${unknown} is not a parameter of this endpoint` });
+    const perPage = Number(url.searchParams.get('per_page') ?? 100);
+    const page = Number(url.searchParams.get('page') ?? 1);
+    const sortBy = url.searchParams.get('sort_by') ?? 'id';
+    const sortOrder = url.searchParams.get('sort_order') ?? 'asc';
+    if (!Number.isInteger(perPage) || perPage < 1 || perPage > 100)
+      return send(res, req, 400, { error: 'InvalidPaginationParameter', description: 'per_page must be between 1 and 100' });
+    if (!Number.isInteger(page) || page < 1) return send(res, req, 400, { error: 'InvalidPaginationParameter', description: 'page must be a positive number' });
+    if (!SORT_BY.has(sortBy) || !['asc', 'desc'].includes(sortOrder))
+      return send(res, req, 400, { error: 'InvalidPaginationParameter', description: 'sort_by or sort_order is not allowed' });
+    const key = (t: StandinTicket): string | number => (sortBy === 'id' ? t.id : sortBy === 'status' ? t.status : sortBy === 'updated_at' ? t.updated_at : t.created_at);
+    const all = [...tickets.values()]
+      .filter((t) => t.requester_id === userId)
+      .sort((a, b) => {
+        const [x, y] = [key(a), key(b)];
+        const order = x < y ? -1 : x > y ? 1 : a.id - b.id;
+        return sortOrder === 'desc' ? -order : order;
+      });
+    const at = (n: number) => `${url.origin}${url.pathname}?${new URLSearchParams({ ...Object.fromEntries(url.searchParams), page: String(n) }).toString()}`;
+    return send(res, req, 200, {
+      tickets: all.slice((page - 1) * perPage, page * perPage).map(view),
+      next_page: page * perPage < all.length ? at(page + 1) : null,
+      previous_page: page > 1 ? at(page - 1) : null,
+      count: all.length,
+    });
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url ?? '/', 'http://standin');
     const match = /^\/api\/v2\/tickets\/(\d+)(\/comments)?(?:\.json)?$/.exec(url.pathname);
+    const requested = /^\/api\/v2\/users\/(\d+)\/tickets\/requested(?:\.json)?$/.exec(url.pathname);
     const isWrite = req.method === 'PUT';
     const fault = takeFault(isWrite);
     if (fault?.kind === 'rate_limit')
       return send(res, req, 429, { error: 'TooManyRequests', description: 'Rate limit exceeded' }, { 'retry-after': String(fault.retryAfterSeconds) });
     if (fault?.kind === 'unauthorized' || req.headers.authorization !== expectedAuth) return send(res, req, 401, { error: "Couldn't authenticate you" });
     if (fault?.kind === 'server_error') return send(res, req, 500, { error: 'InternalServerError', description: 'Something went wrong' });
+    if (requested && req.method === 'GET') return listRequested(req, res, url, Number(requested[1]));
     if (!match) return send(res, req, 404, { error: 'InvalidEndpoint', description: 'Not found' });
     const ticket = tickets.get(Number(match[1]));
     if (!ticket) return send(res, req, 404, { error: 'RecordNotFound', description: 'Not found' });
@@ -333,22 +381,24 @@ export async function startDeskStandin(
       const id = nextTicket++;
       users.set(input.requesterId, { id: input.requesterId, name: input.requesterName ?? `Customer ${input.requesterId}`, is_staff: false });
       const first = comment(input.requesterId, input.body, true);
+      if (input.createdAt) first.created_at = new Date(input.createdAt).toISOString().replace(/\.\d{3}Z$/, 'Z');
       const at = first.created_at;
       tickets.set(id, {
         id,
         subject: input.subject,
         description: input.body,
-        status: 'new',
+        status: input.status ?? 'new',
         requester_id: input.requesterId,
         submitter_id: input.requesterId,
         assignee_id: null,
         group_id: null,
         tags: [],
+        custom_fields: input.customFields ?? [],
         created_at: at,
         updated_at: at,
         comments: [first],
       });
-      history.set(id, ['new']);
+      history.set(id, [input.status ?? 'new']);
       return { ticketId: id, commentId: first.id };
     },
     addCustomerComment(ticketId, authorId, body) {

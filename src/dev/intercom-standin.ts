@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
 // holding conversations in memory and implementing only what casework calls, as strictly as
 // Intercom's Conversations API documents it:
 //   GET  /conversations/{id}          the conversation with state and conversation_parts
+//   POST /conversations/search        "Search conversations": {query: {field, operator: "=", value}, pagination?:
+//                                     {per_page (at most 150), starting_after}}; {conversations, total_count, pages}
 //   POST /conversations/{id}/reply    "Reply to a conversation": {message_type: comment | note, type: admin, admin_id, body}
 //   POST /conversations/{id}/parts    "Manage a conversation": {message_type: close | open | snoozed | assignment,
 //                                     type: admin, admin_id, snoozed_until (snoozed), assignee_id (assignment), body?}
@@ -30,6 +32,9 @@ interface Conversation {
   snoozed_until: number | null;
   admin_assignee_id: string | null;
   contactId: string;
+  title: string | null;
+  createdAt: number;
+  customAttributes: Record<string, string | number | null>;
   parts: IntercomStandinPart[];
   states: string[];
 }
@@ -41,8 +46,12 @@ export interface IntercomStandin {
   /** The admin casework replies as, and another a case can be assigned to. */
   adminId: string;
   teammateId: string;
-  /** Opens a conversation from a contact; answers its id. */
-  createConversation(contactId: string, body: string): string;
+  /** Opens a conversation from a contact; answers its id. An earlier one says when it was opened, its state, title and custom attributes. */
+  createConversation(
+    contactId: string,
+    body: string,
+    options?: { createdAt?: string; state?: 'open' | 'snoozed' | 'closed'; title?: string; customAttributes?: Record<string, string | number | null> },
+  ): string;
   /** A contact's reply, which opens a snoozed or closed conversation again. */
   addContactReply(conversationId: string, body: string): void;
   /** The conversation as an admin sees it. */
@@ -57,6 +66,9 @@ export interface IntercomStandin {
 
 const REPLY_KEYS = new Set(['message_type', 'type', 'admin_id', 'body', 'attachment_urls', 'created_at']);
 const MANAGE_KEYS = new Set(['message_type', 'type', 'admin_id', 'body', 'snoozed_until', 'assignee_id']);
+/** The conversation fields search takes that the stand-in answers (Intercom documents more). */
+const SEARCH_FIELDS = new Set(['contact_ids', 'id', 'state']);
+const SEARCH_MAX_PER_PAGE = 150;
 
 /** Starts the Intercom stand-in on 127.0.0.1 (any free port). */
 export async function startIntercomStandin(options: { now?: () => Date; firstId?: number } = {}): Promise<IntercomStandin> {
@@ -87,7 +99,17 @@ export async function startIntercomStandin(options: { now?: () => Date; firstId?
   const view = (c: Conversation) => ({
     type: 'conversation',
     id: c.id,
-    created_at: c.parts[0]?.created_at ?? seconds(),
+    title: c.title,
+    source: {
+      type: 'conversation',
+      id: c.parts[0]?.id ?? c.id,
+      delivered_as: 'customer_initiated',
+      subject: '',
+      body: c.parts[0]?.body ?? '',
+      author: { type: 'user', id: c.contactId },
+    },
+    custom_attributes: { ...c.customAttributes },
+    created_at: c.createdAt,
     updated_at: c.parts.at(-1)?.created_at ?? seconds(),
     state: c.state,
     open: c.state === 'open',
@@ -104,6 +126,42 @@ export async function startIntercomStandin(options: { now?: () => Date; firstId?
   }
   const error = (code: string, message: string) => ({ type: 'error.list', request_id: randomUUID(), errors: [{ code, message }] });
 
+  /** Search conversations by one field, paged by cursor (starting_after), as Intercom documents it. */
+  function search(req: IncomingMessage, res: ServerResponse, raw: string): void {
+    let body: { query?: { field?: unknown; operator?: unknown; value?: unknown }; pagination?: { per_page?: unknown; starting_after?: unknown } };
+    try {
+      body = JSON.parse(raw) as typeof body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('not an object');
+    } catch {
+      return send(req, res, 400, error('parameter_invalid', 'Request body must be a JSON object'));
+    }
+    const unknown = Object.keys(body).find((k) => k !== 'query' && k !== 'pagination');
+    if (unknown) return send(req, res, 400, error('parameter_invalid', `${unknown} is not a valid parameter`));
+    const q = body.query;
+    if (!q || typeof q !== 'object') return send(req, res, 400, error('parameter_not_found', 'query is required'));
+    if (typeof q.field !== 'string' || !SEARCH_FIELDS.has(q.field)) return send(req, res, 400, error('parameter_invalid', `field ${String(q.field)} is not searchable here`));
+    if (q.operator !== '=') return send(req, res, 400, error('parameter_invalid', 'operator must be one of =, !=, IN, NIN, <, >, ~, !~, ^, $'));
+    if (typeof q.value !== 'string') return send(req, res, 400, error('parameter_invalid', 'value must be a string'));
+    const perPage = body.pagination?.per_page ?? 20;
+    if (typeof perPage !== 'number' || !Number.isInteger(perPage) || perPage < 1 || perPage > SEARCH_MAX_PER_PAGE)
+      return send(req, res, 400, error('parameter_invalid', `per_page must be between 1 and ${SEARCH_MAX_PER_PAGE}`));
+    const after = body.pagination?.starting_after;
+    if (after !== undefined && typeof after !== 'string') return send(req, res, 400, error('parameter_invalid', 'starting_after must be a string'));
+    const value = q.value;
+    const all = [...conversations.values()].filter((c) => (q.field === 'contact_ids' ? c.contactId === value : q.field === 'id' ? c.id === value : c.state === value));
+    // The cursor is opaque to the caller: here, the offset of the next page, base64.
+    const offset = after ? Number(Buffer.from(after, 'base64').toString('utf8')) : 0;
+    if (!Number.isInteger(offset) || offset < 0) return send(req, res, 400, error('parameter_invalid', 'starting_after is not a cursor this search gave'));
+    const page = all.slice(offset, offset + perPage);
+    const next = offset + perPage < all.length ? { page: Math.floor(offset / perPage) + 2, starting_after: Buffer.from(String(offset + perPage)).toString('base64') } : null;
+    return send(req, res, 200, {
+      type: 'conversation.list',
+      conversations: page.map(view),
+      total_count: all.length,
+      pages: { type: 'pages', page: Math.floor(offset / perPage) + 1, per_page: perPage, total_pages: Math.max(1, Math.ceil(all.length / perPage)), ...(next ? { next } : {}) },
+    });
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -117,7 +175,9 @@ export async function startIntercomStandin(options: { now?: () => Date; firstId?
       });
     }
     if (req.headers.authorization !== `Bearer ${accessToken}`) return send(req, res, 401, error('unauthorized', 'Access Token Invalid'));
-    const match = /^\/conversations\/([^/]+)(\/reply|\/parts)?$/.exec(new URL(req.url ?? '/', 'http://standin').pathname);
+    const path = new URL(req.url ?? '/', 'http://standin').pathname;
+    if (path === '/conversations/search' && req.method === 'POST') return search(req, res, Buffer.concat(chunks).toString('utf8'));
+    const match = /^\/conversations\/([^/]+)(\/reply|\/parts)?$/.exec(path);
     if (!match) return send(req, res, 404, error('not_found', 'Resource Not Found'));
     const c = conversations.get(decodeURIComponent(match[1]!));
     if (!c) return send(req, res, 404, error('conversation_not_found', 'Conversation Not Found'));
@@ -186,16 +246,22 @@ export async function startIntercomStandin(options: { now?: () => Date; firstId?
     accessToken,
     adminId,
     teammateId,
-    createConversation(contactId, body) {
+    createConversation(contactId, body, options = {}) {
       const id = String(nextConversation++);
+      const first = part('comment', body, { type: 'user', id: contactId });
+      if (options.createdAt) first.created_at = Math.floor(Date.parse(options.createdAt) / 1000);
+      const state = options.state ?? 'open';
       conversations.set(id, {
         id,
-        state: 'open',
+        state,
         snoozed_until: null,
         admin_assignee_id: null,
         contactId,
-        parts: [part('comment', body, { type: 'user', id: contactId })],
-        states: ['open'],
+        title: options.title ?? null,
+        createdAt: first.created_at,
+        customAttributes: options.customAttributes ?? {},
+        parts: [first],
+        states: [state],
       });
       return id;
     },

@@ -26,7 +26,13 @@ export interface StandinCharge {
   created: number;
   metadata: Record<string, string>;
   payment_intent: string | null;
+  /** How it was paid, as Stripe documents the field: {type: "card", card: {brand, last4, wallet}} or {type: "paypal", paypal: {}}. */
+  payment_method_details: StandinPaymentMethod | null;
 }
+
+/** A charge's payment_method_details, the parts casework reads. */
+export type StandinPaymentMethod =
+  { type: 'card'; card: { brand: 'visa' | 'mastercard' | 'amex'; last4: string; wallet: { type: 'apple_pay' } | null } } | { type: 'paypal'; paypal: Record<string, never> };
 
 /** A refund as Stripe returns it. */
 export interface StandinRefund {
@@ -50,7 +56,12 @@ export type StripeFault =
   /** 500 api_error. */
   | { kind: 'server_error' }
   /** The request is carried out, then the connection is cut before the answer: a lost response. */
-  | { kind: 'lose_response' };
+  | { kind: 'lose_response' }
+  /**
+   * The request is carried out and its answer held: `held` is called with a function that sends
+   * it, so a test can act (kill the caller) between the refund being made and the answer arriving.
+   */
+  | { kind: 'hold_response'; held: (release: () => void) => void };
 
 /** The running stand-in. */
 export interface StripeStandin {
@@ -61,7 +72,7 @@ export interface StripeStandin {
   webhookSecret: string;
   /** Adds a captured charge for an order (metadata.order_id). */
   /** A captured charge of an order (`created`: unix seconds, now by default). */
-  addCharge(input: { orderId: string; amount: number; currency: string; id?: string; created?: number }): StandinCharge;
+  addCharge(input: { orderId: string; amount: number; currency: string; id?: string; created?: number; paymentMethod?: StandinPaymentMethod }): StandinCharge;
   /** A refund made before casework (a shop's history): settled or pending on a charge. */
   addRefund(input: { id: string; chargeId: string; amount: number; status: 'succeeded' | 'pending'; created?: number }): StandinRefund;
   charge(id: string): StandinCharge | undefined;
@@ -191,7 +202,7 @@ export async function startStripeStandin(): Promise<StripeStandin> {
         return stripeError(res, 401, { type: 'invalid_request_error', message: 'Invalid API Key provided' });
       }
       // A lost response is a write's (the refund made, its answer lost): reads on the same path pass it by.
-      const at = faults.findIndex((f) => f.path === url.pathname && (f.fault.kind !== 'lose_response' || req.method === 'POST'));
+      const at = faults.findIndex((f) => f.path === url.pathname && ((f.fault.kind !== 'lose_response' && f.fault.kind !== 'hold_response') || req.method === 'POST'));
       const fault = at >= 0 ? faults.splice(at, 1)[0]!.fault : undefined;
       if (fault?.kind === 'rate_limit') return stripeError(res, 429, { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests hit the API too quickly.' });
       if (fault?.kind === 'server_error') return stripeError(res, 500, { type: 'api_error', message: 'An unknown error occurred' });
@@ -235,8 +246,13 @@ export async function startStripeStandin(): Promise<StripeStandin> {
         // Stripe keeps the answer to a key, errors from validation included, for 24 hours.
         if (key) idempotency.set(key, { paramsHash, ...answer });
         if (fault?.kind === 'lose_response') return req.socket.destroy();
-        res.writeHead(answer.status, { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) });
-        return res.end(JSON.stringify(answer.body));
+        const respond = () => {
+          if (res.destroyed || res.writableEnded) return;
+          res.writeHead(answer.status, { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) });
+          res.end(JSON.stringify(answer.body));
+        };
+        if (fault?.kind === 'hold_response') return fault.held(respond);
+        return respond();
       }
       return stripeError(res, 404, { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${url.pathname}).` });
     })();
@@ -247,7 +263,7 @@ export async function startStripeStandin(): Promise<StripeStandin> {
     url,
     secretKey,
     webhookSecret,
-    addCharge({ orderId, amount, currency, id, created }) {
+    addCharge({ orderId, amount, currency, id, created, paymentMethod }) {
       const charge: StandinCharge = {
         id: id ?? `ch_${randomBytes(12).toString('hex')}`,
         object: 'charge',
@@ -262,6 +278,7 @@ export async function startStripeStandin(): Promise<StripeStandin> {
         created: created ?? now(),
         metadata: { order_id: orderId },
         payment_intent: `pi_${randomBytes(12).toString('hex')}`,
+        payment_method_details: paymentMethod ?? null,
       };
       charges.set(charge.id, charge);
       return charge;

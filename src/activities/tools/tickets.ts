@@ -31,8 +31,8 @@ export function customerWords(body: string): string {
 }
 
 /** get_earlier_tickets: page `page` of the customer's earlier tickets, newest first, each with an excerpt. */
-export async function readTickets(tickets: TicketSource, customerId: string, page: number): Promise<TicketsResult> {
-  const read = await tickets.earlierTickets(customerId, { offset: (page - 1) * TICKETS_PAGE_SIZE, limit: TICKETS_PAGE_SIZE });
+export async function readTickets(tickets: TicketSource, customerId: string, page: number, ticketId?: string): Promise<TicketsResult> {
+  const read = await tickets.earlierTickets(customerId, { offset: (page - 1) * TICKETS_PAGE_SIZE, limit: TICKETS_PAGE_SIZE }, ticketId);
   const window = pageWindow(read.total, page, TICKETS_PAGE_SIZE, 'tickets');
   return {
     tickets: read.items.slice(0, TICKETS_PAGE_SIZE).map((t) => ({
@@ -51,6 +51,6 @@ export async function readTickets(tickets: TicketSource, customerId: string, pag
 /** get_earlier_tickets, read through the shop's ticket source. */
 export function createTicketTools(deps: { commerce: Commerce }) {
   return {
-    get_earlier_tickets: defineTool('get_earlier_tickets', ({ page }, context) => readTickets(deps.commerce.tickets, context.customerId, page)),
+    get_earlier_tickets: defineTool('get_earlier_tickets', ({ page }, context) => readTickets(deps.commerce.tickets, context.customerId, page, context.ticketId)),
   };
 }

@@ -113,8 +113,8 @@ export function trackingEventOf(checkpoint: AftershipCheckpoint, delivery: After
   const place = checkpoint.location || [checkpoint.city, checkpoint.state, checkpoint.country_region_name].filter(Boolean).join(', ');
   const at = checkpoint.checkpoint_time ?? checkpoint.created_at ?? '';
   return {
-    // AfterShip writes times with the carrier's offset ("2026-10-12T15:37:00+01:00"): casework's are UTC.
-    occurredAt: Number.isNaN(Date.parse(at)) ? at : new Date(at).toISOString().replace('.000Z', 'Z'),
+    // AfterShip writes times with the carrier's offset ("2026-10-12T15:37:00+01:00"): casework's are UTC ISO instants, as every adapter gives them.
+    occurredAt: Number.isNaN(Date.parse(at)) ? at : new Date(at).toISOString(),
     code,
     podType: pod,
     podPhotoUrl: photo,

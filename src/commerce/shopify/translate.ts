@@ -83,12 +83,18 @@ export function addressLine(address: ShopifyOrderNode['shippingAddress']): strin
   return [address.address1, address.address2, town].filter((part) => part && part.trim()).join(', ');
 }
 
+/** Shopify's DateTime ("2026-10-05T18:05:00Z") as the port's ISO instant, with milliseconds as every adapter gives it, so the model reads one form. */
+function instant(dateTime: string): string {
+  const at = Date.parse(dateTime);
+  return Number.isNaN(at) ? dateTime : new Date(at).toISOString();
+}
+
 /** A Shopify order as the commerce port's ShopOrder, in shop-currency minor units. */
 export function shopOrderOf(order: ShopifyOrderNode, prefix: string): ShopOrder {
   const address = order.shippingAddress;
   return {
     orderId: orderIdOfName(order.name, prefix),
-    placedAt: order.createdAt,
+    placedAt: instant(order.createdAt),
     status: orderStatusOf(order),
     currency: order.totalPriceSet.shopMoney.currencyCode.toUpperCase(),
     totalCents: minor(order.totalPriceSet),
@@ -103,7 +109,7 @@ export function shopOrderOf(order: ShopifyOrderNode, prefix: string): ShopOrder 
 export function orderSummaryOf(order: ShopifyOrderSummaryNode, prefix: string): ShopOrderSummary {
   return {
     orderId: orderIdOfName(order.name, prefix),
-    placedAt: order.createdAt,
+    placedAt: instant(order.createdAt),
     status: orderStatusOf(order),
     totalCents: minor(order.totalPriceSet),
     courier: latestFulfillment(order.fulfillments)?.trackingInfo[0]?.company ?? null,

@@ -10,6 +10,7 @@ import { money, stepTable, totalsLine, workflowUrl } from '../../client/format';
 import { decideRefund, deliverAndWait, readStatus, waitUntilSettled } from '../../client/investigations';
 import { startLocalStack } from '../env/stack';
 import { formatThread, startDeskStandin, type DeskStandin } from '../desk-standin';
+import { DEMO_ZENDESK_ORDER_FIELD_ID, seedZendeskHistory } from '../desk-standin-demo';
 import { jsonLog, startServer, type RunningServer } from '../../server/start';
 import { showMemory } from '../../memory/control';
 import { parseTicketEvent, type TicketEvent } from '../../schemas/event';
@@ -195,7 +196,10 @@ export async function runDemo(
     CASEWORK_ZENDESK_API_TOKEN: standin.agent.apiToken,
     CASEWORK_ZENDESK_WEBHOOK_SECRET: standin.webhookSecret,
     CASEWORK_DESK_CUSTOMERS: `zendesk:${DANA_ZENDESK_ID}=cust_dana`,
+    CASEWORK_ZENDESK_ORDER_FIELD_ID: String(DEMO_ZENDESK_ORDER_FIELD_ID),
   };
+  // Dana's earlier tickets live on the desk, as a team's do: the dispute reads them from there.
+  seedZendeskHistory(standin, DANA_ZENDESK_ID, 'cust_dana', 'Dana Whitfield');
   const stack = await startLocalStack(deskConfig, { inMemoryDb: true, ...(mcp ? { mcp: mcp.tools } : {}) }).catch(async (error: unknown) => {
     await standin.close();
     await payments?.standin.close();

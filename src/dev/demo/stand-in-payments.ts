@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { z } from 'zod';
 import type { Config } from '../../config';
 import { isoTimestamp } from '../../db/rows';
-import { startStripeStandin, type StripeStandin } from '../stripe-standin';
+import { startStripeStandin, type StandinPaymentMethod, type StripeStandin } from '../stripe-standin';
 
 // `npm run demo -- --shop stand-in`: the demo with Stripe as its payment provider, played by the
 // Stripe stand-in (a test double of Stripe's API, not Stripe). The demo shop's captured charges
@@ -16,8 +16,23 @@ const PaymentRow = z.object({
   currency: z.string(),
   processor_code: z.string(),
   processor_ref: z.string(),
+  method_code: z.string().nullable(),
   created_at: isoTimestamp,
 });
+
+const card = (brand: 'visa' | 'mastercard' | 'amex', wallet: { type: 'apple_pay' } | null = null): StandinPaymentMethod => ({
+  type: 'card',
+  card: { brand, last4: '4242', wallet },
+});
+
+/** The demo's payment methods as Stripe's payment_method_details (gift cards and store credit never pass through Stripe). */
+const METHODS: Readonly<Record<string, StandinPaymentMethod>> = {
+  card_visa: card('visa'),
+  card_mc: card('mastercard'),
+  card_amex: card('amex'),
+  applepay: card('visa', { type: 'apple_pay' }),
+  paypal: { type: 'paypal', paypal: {} },
+};
 
 /** Starts the Stripe stand-in; `config` chooses it as the payment provider. */
 export async function startStandinPayments(): Promise<{ standin: StripeStandin; config: Partial<Config> }> {
@@ -39,7 +54,7 @@ export async function startStandinPayments(): Promise<{ standin: StripeStandin; 
  */
 export async function mirrorDemoPayments(admin: Pool, standin: StripeStandin): Promise<{ charges: number; refunds: number }> {
   const { rows } = await admin.query(
-    `SELECT order_id, kind, amount_cents, currency, processor_code, processor_ref, created_at FROM payments
+    `SELECT order_id, kind, amount_cents, currency, processor_code, processor_ref, method_code, created_at FROM payments
       WHERE (kind = 'charge' AND processor_code = 'CPT') OR (kind = 'refund' AND processor_code IN ('RFS', 'RFP'))
       ORDER BY kind, created_at, payment_id`,
   );
@@ -50,7 +65,15 @@ export async function mirrorDemoPayments(admin: Pool, standin: StripeStandin): P
   for (const raw of rows) {
     const p = PaymentRow.parse(raw);
     if (p.kind === 'charge') {
-      standin.addCharge({ orderId: p.order_id, amount: p.amount_cents, currency: p.currency, id: p.processor_ref, created: seconds(p.created_at) });
+      const paymentMethod = p.method_code ? METHODS[p.method_code] : undefined;
+      standin.addCharge({
+        orderId: p.order_id,
+        amount: p.amount_cents,
+        currency: p.currency,
+        id: p.processor_ref,
+        created: seconds(p.created_at),
+        ...(paymentMethod ? { paymentMethod } : {}),
+      });
       if (!firstCharge.has(p.order_id)) firstCharge.set(p.order_id, p.processor_ref);
       charges++;
       continue;
