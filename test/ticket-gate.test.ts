@@ -182,6 +182,19 @@ describe('events are deduplicated for good', () => {
     assert.equal(status.customerId, event.customerId);
   });
 
+  test('an event Temporal took but the gate never marked delivered (Postgres went away between) is not signalled again when it is resent', async () => {
+    const event = ticket(unique('cust'), 'Hello, I have a question about my account.');
+    const workflowId = `investigation-${event.ticketId}`;
+    assert.equal((await post(event)).status, 202);
+    // As if the mark after the signal had failed: the desk's retry finds it admitted, unmarked.
+    await ctx.db.admin.query('UPDATE ticket_events SET delivered_at = NULL WHERE event_id = $1', [event.eventId]);
+    const resent = await post(event);
+    assert.deepEqual(resent, { status: 202, body: { workflowId, eventId: event.eventId } }, 'answered as its first delivery was');
+    assert.equal((await messageSignals(workflowId)).length, 1, 'the workflow received the message once');
+    assert.equal(await admitEvent(ctx.db.app, event), 'duplicate', 'the retry marked it delivered');
+    await waitUntilSettled(ctx.tw.client, workflowId);
+  });
+
   test('two first events racing for one ticket agree on a single owner', async () => {
     const ticketId = unique('T');
     const [a, b] = [ticket(unique('cust'), 'Hello there, help please.', { ticketId }), ticket(unique('cust'), 'Hello there, help please.', { ticketId })];

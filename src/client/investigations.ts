@@ -16,6 +16,7 @@ import { closeTicketSignal, customerMessageSignal, decideRefundUpdate, statusQue
 import { investigation } from '../workflows/investigation';
 import { deskNumbersOf } from './closed-run';
 import { brokenRunOf, recoverBrokenRun, type Recovery } from './recovery';
+import { signalledBefore } from './signalled-before';
 
 // The operations the CLI and the HTTP endpoint share: one place that knows how a ticket event
 // becomes a workflow start or signal, and how a person reads and decides an investigation.
@@ -103,7 +104,13 @@ export async function deliverEvent(client: Client, pool: Pool | null, event: Tic
   const workflowId = investigationId(event.ticketId);
   const gate = (span: Span | undefined) => admitEvent(pool!, event).then((admitted) => (span?.setAttribute('casework.gate.admission', admitted), admitted));
   const admission = pool ? await inSpan('casework.ticket_gate', { 'casework.event.type': event.type }, gate).catch(countRefusal) : 'deliver';
-  if (admission === 'duplicate') return { workflowId, action: event.type === 'ticket.closed' ? 'closed' : 'started_or_signalled', duplicate: true };
+  const asDuplicate: Delivered = { workflowId, action: event.type === 'ticket.closed' ? 'closed' : 'started_or_signalled', duplicate: true };
+  if (admission === 'duplicate') return asDuplicate;
+  // Admitted before but never marked: Temporal may have taken it just before the mark failed.
+  if (admission === 'redeliver' && (await signalledBefore(client, workflowId, event))) {
+    await markDelivered(pool!, event.eventId);
+    return asDuplicate;
+  }
   const delivered = await send(client, pool, event, workflowId, options);
   if (pool) await markDelivered(pool, event.eventId);
   return delivered;

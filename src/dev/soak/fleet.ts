@@ -72,6 +72,10 @@ interface FleetCase {
   delivering: boolean;
   delivered: boolean;
   closeSent: boolean;
+  /** The ticket stays open, waiting on its customer, until every planned fault is over. */
+  holdClose: boolean;
+  /** When the desk closes the ticket once its reply is there (set when the reply is first seen). */
+  closeAt?: number;
   busy: boolean;
   approving: boolean;
   approvedRequests: Set<string>;
@@ -84,9 +88,9 @@ interface FleetLog {
   approvals: { approved: Record<string, number>; secondRefused: number; secondAccepted: number; retries: number };
   sessions: { signIns: number; lost: number };
   kills: Record<string, number>;
-  outage?: { seconds: number; at: number };
-  serverRestart?: { seconds: number; at: number };
-  rollout?: { requestedAt: number; currentAt: number; done: number };
+  outage?: { seconds: number; at: number; open: number };
+  serverRestart?: { seconds: number; at: number; open: number };
+  rollout?: { requestedAt: number; currentAt: number; done: number; open: number };
   closes: number;
 }
 
@@ -328,6 +332,11 @@ export async function runFleetSoak(options: FleetSoakOptions): Promise<number> {
         delivering: false,
         delivered: false,
         closeSent: false,
+        // Every other ticket waits on its customer through every fault (a case open for days
+        // does), so the outage, the rollout and the dev-server restart each find cases in flight
+        // and cases started on v1 must finish on v2; the rest close soon after their reply, so
+        // early ones finish on v1. By index, not by draw: a seed's first draws may all fall low.
+        holdClose: index % 2 === 1,
         busy: false,
         approving: false,
         approvedRequests: new Set(),
@@ -336,7 +345,11 @@ export async function runFleetSoak(options: FleetSoakOptions): Promise<number> {
     // The window and the timeout count from here: starting the fleet took what the machine's load made it.
     const tStart = Date.now();
     const deadline = tStart + options.timeoutMs;
-    const active = () => cases.some((c) => !c.settled) && Date.now() < deadline;
+    // The soak goes on until every case has settled and every planned fault has happened.
+    let faultsDone = false;
+    const active = () => (!faultsDone || cases.some((c) => !c.settled)) && Date.now() < deadline;
+    /** Cases delivered and not yet settled: what a fault finds in flight. */
+    const inFlight = () => cases.filter((c) => c.delivered && !c.settled).length;
 
     const visit = async (c: FleetCase) => {
       if (!c.delivered) {
@@ -360,7 +373,7 @@ export async function runFleetSoak(options: FleetSoakOptions): Promise<number> {
           rolledOutTo: described.memo?.rolledOutTo,
           handOff: null,
         };
-        say(`settled ${c.workflowId}: ${described.status.name} on ${c.settled.buildId ?? 'no build'}`);
+        say(`settled ${c.workflowId}: ${described.status.name} on ${c.settled.buildId ?? 'no build'}${c.holdClose ? ' (held open through the faults)' : ''}`);
         return;
       }
       const status = await client.withDeadline(Date.now() + 5_000, () => readStatus(client, c.workflowId)).catch(() => undefined);
@@ -398,6 +411,9 @@ export async function runFleetSoak(options: FleetSoakOptions): Promise<number> {
         return;
       }
       if (status.status === 'waiting_for_customer' && status.lastReply && !c.closeSent) {
+        // The desk closes a ticket a little after its reply, or, for a held one, once the faults are over.
+        c.closeAt ??= Date.now() + rng.between(0, 10_000);
+        if (Date.now() < c.closeAt || (c.holdClose && !faultsDone)) return;
         const closed: TicketEvent = {
           eventId: `evt-zendesk-${c.ticketId}-close`,
           type: 'ticket.closed',
@@ -464,7 +480,7 @@ export async function runFleetSoak(options: FleetSoakOptions): Promise<number> {
       faultInProgress = true;
       const seconds = Math.round(rng.between(options.outageSeconds[0], options.outageSeconds[1]));
       say(`FAULT Postgres cut for ${seconds} s`);
-      log.outage = { seconds, at: Date.now() - tStart };
+      log.outage = { seconds, at: Date.now() - tStart, open: inFlight() };
       await pgProxy.cut('reset');
       await sleep(seconds * 1000);
       await pgProxy.resume();
@@ -483,7 +499,7 @@ export async function runFleetSoak(options: FleetSoakOptions): Promise<number> {
         if (i === 0) {
           const asked = Date.now();
           await setCurrent('v2');
-          log.rollout = { requestedAt: asked, currentAt: Date.now(), done: 0 };
+          log.rollout = { requestedAt: asked, currentAt: Date.now(), done: 0, open: inFlight() };
           say('v2 is current');
         }
         const old = workers[i]!;
@@ -500,14 +516,21 @@ export async function runFleetSoak(options: FleetSoakOptions): Promise<number> {
       faultInProgress = true;
       const seconds = Math.round(rng.between(options.serverDownSeconds[0], options.serverDownSeconds[1]));
       say(`FAULT dev server stopped for ${seconds} s`);
-      log.serverRestart = { seconds, at: Date.now() - tStart };
+      log.serverRestart = { seconds, at: Date.now() - tStart, open: inFlight() };
       await temporalServer!.stop();
       await sleep(seconds * 1000);
       temporalServer = await startTemporal();
       faultInProgress = false;
       say('dev server back');
     };
-    const faults = [killLoop(), (async () => (await outage(), await rollout(), await restartTemporal()))()];
+    const faults = [
+      killLoop(),
+      (async () => {
+        await outage();
+        await rollout();
+        await restartTemporal();
+      })().finally(() => (faultsDone = true)),
+    ];
 
     // ---- The driver: looks at every case about twice a second, each visit on its own.
     while (active()) {
@@ -632,6 +655,12 @@ function fleetReport(r: {
       'Postgres outage / dev-server restart',
       `${log.outage ? `${log.outage.seconds} s` : 'none'} / ${log.serverRestart ? `${log.serverRestart.seconds} s down` : 'none'}`,
       !!log.outage && !!log.serverRestart,
+    ],
+    ['  tickets held open until the faults were over', String(count((c) => c.holdClose)), null],
+    [
+      '  cases in flight at the outage / rollout / restart',
+      [log.outage, log.rollout, log.serverRestart].map((f) => (f ? String(f.open) : '-')).join(' / '),
+      [log.outage, log.rollout, log.serverRestart].every((f) => (f?.open ?? 0) > 0),
     ],
     ['soak wall time', `${((Date.now() - r.t0) / 1000).toFixed(0)} s`, null],
   ];
