@@ -150,7 +150,9 @@ async function send(
     // The closed runs' transcript-log entries stay: the new run numbers its own after them.
     const logFrom = pool ? await nextFreeSeq(pool, workflowId) : undefined;
     if (!broken) {
-      attempt = { policy: WorkflowIdReusePolicy.ALLOW_DUPLICATE, logFrom, deskFrom: await deskNumbersOf(client, workflowId) };
+      // A run that started meanwhile is signalled, and has no result to wait for.
+      const deskFrom = closed.status.name === 'COMPLETED' ? await deskNumbersOf(client, workflowId) : undefined;
+      attempt = { policy: WorkflowIdReusePolicy.ALLOW_DUPLICATE, logFrom, deskFrom };
       continue;
     }
     const recovery = await recoverBrokenRun(client, workflowId, closed.runId, broken, { log: transcriptLogOf(client, pool) });
