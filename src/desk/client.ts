@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { PostStatus } from '../schemas/case-state';
 import type { RequesterTicketReader } from './requester-tickets';
 import type { DeskName } from './types';
+import { decodeEntities } from './html-entities';
 
 // The outbound port: what casework asks of a desk, whichever desk it is. One call per reply or
 // note; the adapter makes it exactly once on the desk, whatever retries happen around it.
@@ -68,16 +69,12 @@ export function toHtml(text: string): string {
 
 /** An HTML body as plain text with its paragraphs and line breaks kept (toHtml's inverse), for reading what a customer wrote. */
 export function fromHtml(html: string): string {
-  return html
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/p>\s*|<\/div>\s*/gi, '\n\n')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
+  return decodeEntities(
+    html
+      .replace(/<br\s*\/?>/gi, '\n')
+      .replace(/<\/p>\s*|<\/div>\s*/gi, '\n\n')
+      .replace(/<[^>]*>/g, ''),
+  )
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

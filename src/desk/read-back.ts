@@ -1,4 +1,5 @@
 import { markerLine } from './client';
+import { decodeEntities } from './html-entities';
 
 // Exactly once on desks that take no idempotency key and have no private field on a reply
 // (Intercom, Freshdesk). A public reply must not carry casework's key, so the key goes into an
@@ -29,15 +30,7 @@ export function replyMarkerNote(sequence: number, key: string): string {
 
 /** Text of an HTML body for comparison: tags dropped, the usual entities read, whitespace collapsed. */
 export function textOf(html: string): string {
-  return html
-    .replace(/<br\s*\/?>|<\/p>|<\/div>/gi, ' ')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
+  return decodeEntities(html.replace(/<br\s*\/?>|<\/p>|<\/div>/gi, ' ').replace(/<[^>]*>/g, ''))
     .replace(/\s+/g, ' ')
     .trim();
 }

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { InboundDeskName, RejectedWebhook, WebhookDelivery } from './types';
+import { decodeEntities } from './html-entities';
 
 // The checks every inbound adapter makes, in the order that keeps a forged request cheap:
 // signature on the raw bytes first (nothing is parsed before it passes), then the replay
@@ -81,16 +82,12 @@ export function parseBody(body: Buffer): { value: Record<string, unknown> } | { 
 
 /** Text a customer wrote, as casework stores it: HTML tags dropped, entities decoded, whitespace tidied. */
 export function plainText(html: string): string {
-  return html
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(p|div|li|h[1-6])>/gi, '\n')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
+  return decodeEntities(
+    html
+      .replace(/<br\s*\/?>/gi, '\n')
+      .replace(/<\/(p|div|li|h[1-6])>/gi, '\n')
+      .replace(/<[^>]*>/g, ''),
+  )
     .replace(/[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
