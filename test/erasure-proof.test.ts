@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { eraseCustomer, RunningInvestigationsError } from '../src/client/erasure';
+import { describeCase } from '../src/client/case-status';
+import { eraseCustomer } from '../src/client/erasure';
 import { decideRefund, readStatus } from '../src/client/investigations';
 import type { Database } from '../src/db/pool';
 import { startDevServer } from '../src/dev/env/dev-server';
@@ -255,13 +256,14 @@ describe('the erasure proof', () => {
     assert.ok(existsSync(dbFile));
     assert.ok(mentions(await cliShow(herIds[0]!, true), HER_WORDS).length > 0, '`temporal workflow show` through the codec server shows her words while her key lives');
 
-    // The open case stops the erasure, as documented: close it first, then erase.
+    // The open case is closed first, through its own close, and waited for; then she is erased.
     const keys = customerKeysOf(db.app, codecFor(tw.config));
-    await assert.rejects(eraseCustomer({ pool: db.app, keys, client: tw.client }, { customerId: HER, by: 'alice' }), (error: unknown) => {
-      return error instanceof RunningInvestigationsError && error.workflowIds.includes(herIds[1]!);
-    });
-    await close(openCase);
     const report = await eraseCustomer({ pool: db.app, keys, client: tw.client }, { customerId: HER, by: 'alice' });
+    assert.deepEqual(
+      report.closed.map((c) => c.workflowId),
+      [herIds[1]],
+    );
+    assert.equal((await describeCase(tw.client, herIds[1]!)).state, 'completed', 'closed through its own close path');
     assert.ok(report.deleted.notes >= 1 && report.deleted.cases === 2 && report.keyVersionsDestroyed.length >= 1);
 
     // Postgres, every column of every table.
@@ -288,7 +290,8 @@ describe('the erasure proof', () => {
       assert.deepEqual(mentions(await cliShow(id, true), HER_WORDS), [], `${id} through the CLI and the codec server`);
       const decoded = await throughCodecServer(id);
       assert.deepEqual(mentions(decoded.text, HER_WORDS), [], `${id} payload by payload through the codec server`);
-      assert.ok(decoded.refused > 0, 'her payloads are references the codec server can no longer decode');
+      assert.equal(decoded.refused, 0, 'her references are answered, not refused');
+      assert.ok(decoded.text.includes(`erased on ${new Date().toISOString().slice(0, 10)}`), 'the codec server shows her payloads as erased on the date');
     }
     const otherDecoded = await throughCodecServer(otherId);
     assert.equal(otherDecoded.refused, 0);
