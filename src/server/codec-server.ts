@@ -145,6 +145,30 @@ async function decodeAll(payloads: Payload[], codecs: readonly PayloadCodec[], c
   );
 }
 
+/**
+ * Resolves stored references. A reference into an erased customer's store (customer_payloads
+ * under a destroyed key) becomes "erased on <date>", as an inline payload under that key does,
+ * while the rest of the page still resolves: on such a failure each payload is resolved alone.
+ */
+async function retrieveAll(storage: ExternalStorageRunner, payloads: Payload[]): Promise<Payload[]> {
+  try {
+    return await storage.retrieve(payloads);
+  } catch (error) {
+    if (!(error instanceof CustomerErasedError)) throw error;
+  }
+  return Promise.all(
+    payloads.map((payload) =>
+      storage.retrieve([payload]).then(
+        ([resolved]) => resolved!,
+        (error: unknown) => {
+          if (error instanceof CustomerErasedError) return jsonPayload(erasedText(error.erasedAt));
+          throw error;
+        },
+      ),
+    ),
+  );
+}
+
 function toJson(p: Payload): { metadata: Record<string, string>; data: string } {
   const metadata = Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')]));
   return { metadata, data: Buffer.from(p.data ?? new Uint8Array()).toString('base64') };
@@ -317,7 +341,7 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
     if (operation === 'encode') {
       for (const codec of options.codecs) payloads = await codec.encode(payloads);
     } else {
-      if (storage) payloads = await storage.retrieve(payloads);
+      if (storage) payloads = await retrieveAll(storage, payloads);
       // The workflow each payload belongs to is its own label, bound into its encryption: never taken from the caller.
       const workflowIds = payloads.map(workflowIdOf);
       payloads = await decodeAll(payloads, options.codecs, options.customerKeys);
