@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { eraseCustomer, erasureDepsOf } from '../src/client/erasure';
 import { CasesNotClosedError, ERASURE_APPROVER } from '../src/client/erasure-closing';
 import { emptyCaseNotes } from '../src/schemas/case-notes';
+import { createApp } from '../src/server/app';
 import { HOLDING_REPLY } from '../src/workflows/hand-off';
+import { consoleAgent, visibleText } from './support/console-agent';
 import { CUSTOMER, deskStack, postsSettled, postZendeskWebhook, ZENDESK_REQUESTER } from './support/desk-stack';
 import { answer, calls, json, toolUse } from './support/scripted-model';
 import { settle } from './support/scripted-run';
@@ -28,7 +32,7 @@ function ticketPosts(ticketId: number): { replies: string[]; notes: string[] } {
 }
 
 describe('erasing a customer with an open case', () => {
-  test('closes the case awaiting approval first: refund withdrawn with the reason, holding reply and note on the desk, then erased; a run slow to end stops it, named, and a retry finishes it once', async () => {
+  test('closes the case awaiting approval first (the console names it before confirming): refund withdrawn with the reason, holding reply and note on the desk, then erased; a run slow to end stops it, named, and a retry finishes it once', async () => {
     const { ticketId, commentId } = stack.standin.createTicket({
       requesterId: ZENDESK_REQUESTER,
       subject: 'Order',
@@ -51,6 +55,25 @@ describe('erasing a customer with an open case', () => {
     const { db, tw } = stack;
     const deps = erasureDepsOf(tw.config, db.app, tw.client);
     assert.ok(deps.post, 'the erasure posts to the desk the worker posts to');
+
+    // The console's erase form names the open case it would close, before anyone confirms.
+    const SUPPORT = 'sk_support_erase_open_0123456789';
+    const app = createApp({ client: tw.client, pool: db.app, config: { ...tw.config, CASEWORK_API_KEYS: `${SUPPORT}:support` }, log: () => undefined });
+    const server = createServer((req, res) => void app.handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const sam = consoleAgent(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      await sam.follow(await sam.signIn(SUPPORT, 'Sam'));
+      const page = await sam.follow(await sam.post('/console/customers/lookup', { customerId: CUSTOMER }));
+      const form = /<form[^>]*data-erase[\s\S]*?<\/form>/.exec(page.text)?.[0] ?? '';
+      assert.match(
+        visibleText(form),
+        /First closes their 1 open case\(s\): the customer gets a holding reply, the team an internal note, and a refund awaiting approval is withdrawn/,
+      );
+      assert.ok(form.includes(`href="/console/cases/${workflowId}"`), 'the open case is listed, linked to its timeline');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
 
     // A run that does not end within the wait stops the erasure, named; nothing is erased yet.
     await assert.rejects(eraseCustomer({ ...deps, closeWaitMs: 1 }, { customerId: CUSTOMER, by: 'alice' }), (error: unknown) => {
