@@ -130,13 +130,14 @@ async function decodeAll(payloads: Payload[], codecs: readonly PayloadCodec[], c
     for (const codec of [...codecs].reverse()) batch = await codec.decode(batch);
     return batch;
   };
-  if (!customerKeys || !payloads.some((p) => customerKeyIdOf(p) !== undefined)) return decodeWithCodecs(payloads);
+  if (!payloads.some((p) => customerKeyIdOf(p) !== undefined)) return decodeWithCodecs(payloads);
   return Promise.all(
     payloads.map(async (payload) => {
       const keyId = customerKeyIdOf(payload);
       if (keyId === undefined) return (await decodeWithCodecs([payload]))[0]!;
       try {
-        return (await customerKeys.decoderFor(keyId)).decrypt(payload);
+        // Without the keys here, the codec is the history's own (CASEWORK_CUSTOMER_PAYLOADS=inline), which knows them.
+        return customerKeys ? (await customerKeys.decoderFor(keyId)).decrypt(payload) : (await decodeWithCodecs([payload]))[0]!;
       } catch (error) {
         if (error instanceof CustomerErasedError) return jsonPayload(erasedText(error.erasedAt));
         throw error;
