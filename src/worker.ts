@@ -26,7 +26,7 @@ import { deskSettings, type DeskSettings } from './desk/settings';
 import { pricesFromConfig } from './settings';
 import { CONNECT_ATTEMPTS, connectionOptions, withConnectTimeout } from './temporal/connection';
 import { loadKeyring } from './temporal/codec/keys';
-import { codecFor, dataConverterFor, FAILURE_CONVERTER_PATH, payloadStoreFor } from './temporal/data-converter';
+import { dataConverterFor, FAILURE_CONVERTER_PATH, historyCodecFor, payloadStoreFor } from './temporal/data-converter';
 import { bodyCodecOf } from './temporal/codec/body-codec';
 import { TranscriptLog } from './db/transcript-log';
 import { deploymentOptions } from './temporal/deployment';
@@ -120,7 +120,7 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     ? { workflowBundle: { codePath: deps.workflowBundlePath } }
     : { workflowsPath: require.resolve('./workflows') };
   // One codec for history and the transcript log: both encrypted with the same keys, rotating together.
-  const codec = codecFor(config);
+  const codec = historyCodecFor(config, deps.pool);
   const versioning = deploymentOptions(config);
   // Started by runWorker (or a test) before the worker is created; undefined when tracing is off.
   const tracing = currentTracing();

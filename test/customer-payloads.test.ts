@@ -5,6 +5,7 @@ import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workf
 import { temporal } from '@temporalio/proto';
 import { loadConfig } from '../src/config';
 import type { Database } from '../src/db/pool';
+import { startCodecServer } from '../src/server/codec-server';
 import { customerKeysOf } from '../src/temporal/codec/body-codec';
 import { CustomerErasedError } from '../src/temporal/codec/customer-keys';
 import type { EncryptionCodec } from '../src/temporal/codec/encryption-codec';
@@ -67,6 +68,40 @@ describe("investigations' payloads under their customer's key", () => {
     await assert.rejects(runner.retrieve([gone!]), (error: unknown) => error instanceof CustomerErasedError || (error as Error).cause instanceof CustomerErasedError);
     const [back] = await codec.decode(await runner.retrieve([stays!]));
     assert.equal(defaultPayloadConverter.fromPayload(back!), 'Kofi wrote this');
+  });
+
+  test("the codec server's /decode shows an erased customer's stored payload as erased on the date, beside another customer's that still decodes", async () => {
+    const converter = dataConverterFor(config, db.app);
+    const runner = new ExternalStorageRunner(converter.externalStorage!);
+    const [codec] = converter.payloadCodecs! as [EncryptionCodec];
+    const erased = await ownedTicket('cust_wendeline');
+    const kept = await ownedTicket('cust_amadou');
+    const [gone] = await runner.store(await codec.encode([json('Wendeline wrote Brisketmoor')]), { target: target(erased) });
+    const [stays] = await runner.store(await codec.encode([json('Amadou wrote this')]), { target: target(kept) });
+    const server = await startCodecServer(config, { codecs: converter.payloadCodecs!, externalStorage: converter.externalStorage, port: 0 });
+    const decode = async () => {
+      const payloads = [gone!, stays!].map((p) => ({
+        metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+        data: Buffer.from(p.data ?? []).toString('base64'),
+      }));
+      const res = await fetch(`${server.url}/decode`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-namespace': 'default' },
+        body: JSON.stringify({ payloads }),
+      });
+      const body = (await res.json()) as { payloads?: { data: string }[] };
+      return { status: res.status, texts: (body.payloads ?? []).map((p) => JSON.parse(Buffer.from(p.data, 'base64').toString('utf8')) as unknown) };
+    };
+    try {
+      assert.deepEqual(await decode(), { status: 200, texts: ['Wendeline wrote Brisketmoor', 'Amadou wrote this'] }, 'both decode while her key lives');
+      await customerKeysOf(db.app, codec).destroy('cust_wendeline');
+      const { rows } = await db.admin.query("SELECT destroyed_at FROM customer_keys WHERE customer_id = 'cust_wendeline'");
+      const erasedOn = (rows[0].destroyed_at as Date).toISOString().slice(0, 10);
+      // The erasure ran in this process, which shares the server's customer keys: they are forgotten at once.
+      assert.deepEqual(await decode(), { status: 200, texts: [`erased on ${erasedOn}`, 'Amadou wrote this'] });
+    } finally {
+      await server.close();
+    }
   });
 
   test('payloads of other workflows keep the size rule: small ones inline, large ones in payload_blobs', async () => {

@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { eraseCustomer, RunningInvestigationsError } from '../src/client/erasure';
+import { describeCase } from '../src/client/case-status';
+import { eraseCustomer } from '../src/client/erasure';
 import { decideRefund, readStatus } from '../src/client/investigations';
 import type { Database } from '../src/db/pool';
 import { startDevServer } from '../src/dev/env/dev-server';
@@ -42,6 +43,8 @@ const OTHER = 'cust_priya';
 /** Words only she wrote (messages), that the model and compaction carried on (a remembered fact, case notes, the refund's reason), and the approver typed. */
 const HER_WORDS = ['Quillfeather', 'Brambleton', 'Vexworthy'];
 const OTHER_WORD = 'Fennimore';
+/** How her history reaches her key: stored by reference (the default proof), or encrypted under it inline (CASEWORK_CUSTOMER_PAYLOADS=inline in the environment). */
+const MODE = process.env.CASEWORK_CUSTOMER_PAYLOADS === 'inline' ? 'inline' : 'true';
 
 let dir: string;
 let dbFile: string;
@@ -70,7 +73,7 @@ before(async () => {
   address = server.address;
   stopServer = () => server.stop();
   db = await openTestDatabase({ seed: true });
-  tw = await startTestWorker({ pool: db.app, model, env: { TEMPORAL_ADDRESS: address, CASEWORK_LOG_LEVEL: 'debug', CASEWORK_CUSTOMER_PAYLOADS: 'true' } });
+  tw = await startTestWorker({ pool: db.app, model, env: { TEMPORAL_ADDRESS: address, CASEWORK_LOG_LEVEL: 'debug', CASEWORK_CUSTOMER_PAYLOADS: MODE } });
   const converter = dataConverterFor(tw.config, db.app);
   codecServer = await startCodecServer(tw.config, { codecs: converter.payloadCodecs!, externalStorage: converter.externalStorage, port: 0 });
 });
@@ -250,18 +253,19 @@ describe('the erasure proof', () => {
     const before = await throughCodecServer(herIds[1]!);
     assert.deepEqual(mentions(before.text, ['Brambleton', 'Vexworthy']), ['Brambleton', 'Vexworthy'], 'the codec server decodes her history while her key lives');
     assert.equal(before.refused, 0);
-    assert.ok((await storedPayloadTexts()).texts.includes('Quillfeather'), 'her stored payloads decode while her key lives');
+    if (MODE === 'true') assert.ok((await storedPayloadTexts()).texts.includes('Quillfeather'), 'her stored payloads decode while her key lives');
     assert.ok(temporalFile().includes(herIds[0]!), "Temporal's database file holds her investigations");
     assert.ok(existsSync(dbFile));
     assert.ok(mentions(await cliShow(herIds[0]!, true), HER_WORDS).length > 0, '`temporal workflow show` through the codec server shows her words while her key lives');
 
-    // The open case stops the erasure, as documented: close it first, then erase.
+    // The open case is closed first, through its own close, and waited for; then she is erased.
     const keys = customerKeysOf(db.app, codecFor(tw.config));
-    await assert.rejects(eraseCustomer({ pool: db.app, keys, client: tw.client }, { customerId: HER, by: 'alice' }), (error: unknown) => {
-      return error instanceof RunningInvestigationsError && error.workflowIds.includes(herIds[1]!);
-    });
-    await close(openCase);
     const report = await eraseCustomer({ pool: db.app, keys, client: tw.client }, { customerId: HER, by: 'alice' });
+    assert.deepEqual(
+      report.closed.map((c) => c.workflowId),
+      [herIds[1]],
+    );
+    assert.equal((await describeCase(tw.client, herIds[1]!)).state, 'completed', 'closed through its own close path');
     assert.ok(report.deleted.notes >= 1 && report.deleted.cases === 2 && report.keyVersionsDestroyed.length >= 1);
 
     // Postgres, every column of every table.
@@ -278,9 +282,26 @@ describe('the erasure proof', () => {
 
     // Stored payloads: hers no longer decode; what decodes holds none of her words.
     const stored = await storedPayloadTexts();
-    assert.ok(stored.undecodable > 0, 'her stored payloads are there, undecodable');
     assert.deepEqual(mentions(stored.texts, HER_WORDS), []);
-    assert.ok(stored.texts.includes(OTHER_WORD), "the other customer's stored payloads still decode");
+    if (MODE === 'true') {
+      assert.ok(stored.undecodable > 0, 'her stored payloads are there, undecodable');
+      assert.ok(stored.texts.includes(OTHER_WORD), "the other customer's stored payloads still decode");
+    } else {
+      // Inline: no rows of hers at all; her history's payloads carry her key's id.
+      assert.equal((await db.admin.query('SELECT count(*)::int AS n FROM customer_payloads')).rows[0].n, 0);
+      // Search attributes are never encoded (no key id); every encrypted payload is under her key.
+      const keyIds = payloadsOf(
+        (
+          await tw.client.workflow
+            .getHandle(herIds[0]!)
+            .fetchHistory()
+            .catch(() => ({ events: [] }))
+        ).events,
+      )
+        .map((p) => Buffer.from(p.metadata?.['encryption-key-id'] ?? []).toString())
+        .filter(Boolean);
+      assert.ok(keyIds.length > 0 && keyIds.every((id) => id.startsWith(`cust:${HER}:`)), `her history is under her key: ${[...new Set(keyIds)].join(', ')}`);
+    }
 
     // The Temporal history: through the CLI, raw and with the codec server, and every payload through the codec server.
     for (const id of herIds) {
@@ -288,7 +309,8 @@ describe('the erasure proof', () => {
       assert.deepEqual(mentions(await cliShow(id, true), HER_WORDS), [], `${id} through the CLI and the codec server`);
       const decoded = await throughCodecServer(id);
       assert.deepEqual(mentions(decoded.text, HER_WORDS), [], `${id} payload by payload through the codec server`);
-      assert.ok(decoded.refused > 0, 'her payloads are references the codec server can no longer decode');
+      assert.equal(decoded.refused, 0, 'her references are answered, not refused');
+      assert.ok(decoded.text.includes(`erased on ${new Date().toISOString().slice(0, 10)}`), 'the codec server shows her payloads as erased on the date');
     }
     const otherDecoded = await throughCodecServer(otherId);
     assert.equal(otherDecoded.refused, 0);

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/server/app';
 import { after, before, describe, test } from 'node:test';
-import { eraseCustomer, RunningInvestigationsError } from '../src/client/erasure';
+import { eraseCustomer, erasureDepsOf } from '../src/client/erasure';
 import { exportCustomer, SUBJECT_EXPORT_SCHEMA, type SubjectExport } from '../src/client/subject-export';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,19 +82,20 @@ async function rawMentions(word: string): Promise<string[]> {
 }
 
 describe('erasing a customer', () => {
-  test('refuses while one of their investigations runs, naming it, and erases nothing', async () => {
+  test('closes a running investigation first, says when no desk could be told, then erases', async () => {
     const customerId = 'cust_marco';
     const opened = ticket(customerId, 'Where is my order? Ask for Zebulon at the gate.');
     const workflowId = `investigation-${opened.ticketId}`;
     model.script(workflowId, [answer('Looking into it now.')]);
     await deliver(tw, model, opened);
-    await assert.rejects(
-      eraseCustomer({ pool: db.app, keys: customerKeysOf(db.app, codecFor(tw.config)), client: tw.client }, { customerId, by: 'alice' }),
-      (error: unknown) => error instanceof RunningInvestigationsError && error.message.includes(workflowId),
-    );
     const log = openTranscriptLog(db.app, codecFor(tw.config));
-    assert.ok(JSON.stringify(await log.all(workflowId, ['message'])).includes('Zebulon'), 'the running case still reads');
-    assert.equal((await db.admin.query('SELECT count(*)::int AS n FROM customer_erasures WHERE customer_id = $1', [customerId])).rows[0].n, 0);
+    assert.ok(JSON.stringify(await log.all(workflowId, ['message'])).includes('Zebulon'), 'the running case reads before');
+    const report = await eraseCustomer(erasureDepsOf(tw.config, db.app, tw.client), { customerId, by: 'alice' });
+    assert.deepEqual(report.closed, [{ workflowId, runId: report.closed[0]?.runId, refundWithdrawn: null, told: 'not posted: no desk is configured in this process' }]);
+    assert.equal((await tw.client.workflow.getHandle(workflowId).describe()).status.name, 'COMPLETED');
+    assert.equal((await db.admin.query('SELECT count(*)::int AS n FROM customer_erasures WHERE customer_id = $1', [customerId])).rows[0].n, 1);
+    const fresh = new TranscriptLog(db.app, customerBodyCodec(codecFor(tw.config), new CustomerKeys(db.app, codecFor(tw.config).keyring)));
+    await assert.rejects(fresh.all(workflowId, ['message']), CustomerErasedError);
   });
 
   test("after an erasure no store holds the customer's words, nothing of theirs decodes, and another customer's case still reads", async () => {

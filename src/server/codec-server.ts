@@ -130,18 +130,43 @@ async function decodeAll(payloads: Payload[], codecs: readonly PayloadCodec[], c
     for (const codec of [...codecs].reverse()) batch = await codec.decode(batch);
     return batch;
   };
-  if (!customerKeys || !payloads.some((p) => customerKeyIdOf(p) !== undefined)) return decodeWithCodecs(payloads);
+  if (!payloads.some((p) => customerKeyIdOf(p) !== undefined)) return decodeWithCodecs(payloads);
   return Promise.all(
     payloads.map(async (payload) => {
       const keyId = customerKeyIdOf(payload);
       if (keyId === undefined) return (await decodeWithCodecs([payload]))[0]!;
       try {
-        return (await customerKeys.decoderFor(keyId)).decrypt(payload);
+        // Without the keys here, the codec is the history's own (CASEWORK_CUSTOMER_PAYLOADS=inline), which knows them.
+        return customerKeys ? (await customerKeys.decoderFor(keyId)).decrypt(payload) : (await decodeWithCodecs([payload]))[0]!;
       } catch (error) {
         if (error instanceof CustomerErasedError) return jsonPayload(erasedText(error.erasedAt));
         throw error;
       }
     }),
+  );
+}
+
+/**
+ * Resolves stored references. A reference into an erased customer's store (customer_payloads
+ * under a destroyed key) becomes "erased on <date>", as an inline payload under that key does,
+ * while the rest of the page still resolves: on such a failure each payload is resolved alone.
+ */
+async function retrieveAll(storage: ExternalStorageRunner, payloads: Payload[]): Promise<Payload[]> {
+  try {
+    return await storage.retrieve(payloads);
+  } catch (error) {
+    if (!(error instanceof CustomerErasedError)) throw error;
+  }
+  return Promise.all(
+    payloads.map((payload) =>
+      storage.retrieve([payload]).then(
+        ([resolved]) => resolved!,
+        (error: unknown) => {
+          if (error instanceof CustomerErasedError) return jsonPayload(erasedText(error.erasedAt));
+          throw error;
+        },
+      ),
+    ),
   );
 }
 
@@ -317,7 +342,7 @@ export function createCodecHandler(options: CodecServerOptions): (req: IncomingM
     if (operation === 'encode') {
       for (const codec of options.codecs) payloads = await codec.encode(payloads);
     } else {
-      if (storage) payloads = await storage.retrieve(payloads);
+      if (storage) payloads = await retrieveAll(storage, payloads);
       // The workflow each payload belongs to is its own label, bound into its encryption: never taken from the caller.
       const workflowIds = payloads.map(workflowIdOf);
       payloads = await decodeAll(payloads, options.codecs, options.customerKeys);

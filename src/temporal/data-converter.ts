@@ -3,6 +3,7 @@ import { temporal } from '@temporalio/proto';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { BadInputError } from '../errors';
+import { CustomerInlineCodec } from './codec/customer-inline-codec';
 import { EncryptionCodec } from './codec/encryption-codec';
 import { loadKeyring, type Keyring } from './codec/keys';
 import { customerKeysOf } from './codec/body-codec';
@@ -34,6 +35,19 @@ export function codecFor(config: Config, keyring: Keyring = loadKeyring(config))
   return new EncryptionCodec(keyring, config.CASEWORK_CODEC_NONCE);
 }
 
+/**
+ * The history's payload codec: with CASEWORK_CUSTOMER_PAYLOADS=inline and a database, each
+ * investigation's payloads under its customer's key in history itself (customer-inline-codec.ts),
+ * the process's customer keys served stale while Postgres is unreachable; else the encryption codec.
+ */
+export function historyCodecFor(config: Config, pool: Pool | undefined): EncryptionCodec {
+  const codec = codecFor(config);
+  if (config.CASEWORK_CUSTOMER_PAYLOADS !== 'inline' || !pool) return codec;
+  const keys = customerKeysOf(pool, codec);
+  keys.serveStaleIfError();
+  return new CustomerInlineCodec(codec.keyring, codec.nonceMode, keys);
+}
+
 /** The failure converter module (messages and stacks encoded, hence encrypted); a prebuilt workflow bundle must be built with it. */
 export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
 
@@ -42,7 +56,7 @@ export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
  * or none: CASEWORK_CUSTOMER_PAYLOADS=false, a process without a database, or a codec that holds no master keys.
  */
 export function customerDriverFor(config: Config, pool: Pool | undefined, codec: unknown): CustomerPayloadDriver | undefined {
-  if (config.CASEWORK_CUSTOMER_PAYLOADS === 'false' || !pool || !(codec instanceof EncryptionCodec)) return undefined;
+  if (config.CASEWORK_CUSTOMER_PAYLOADS !== 'true' || !pool || !(codec instanceof EncryptionCodec)) return undefined;
   return new CustomerPayloadDriver(pool, customerKeysOf(pool, codec));
 }
 
@@ -75,7 +89,7 @@ export function dataConverterFor(
   pool: Pool | undefined,
   options: { codec?: Pick<EncryptionCodec, 'encode' | 'decode'>; driver?: StorageDriver } = {},
 ): DataConverter {
-  const codec = options.codec ?? codecFor(config);
+  const codec = options.codec ?? historyCodecFor(config, pool);
   const driver = options.driver ?? storageDriverFor(config, pool);
   const customer = customerDriverFor(config, pool, codec);
   const threshold = config.CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES;

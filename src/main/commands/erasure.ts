@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Config } from '../../config';
-import { eraseCustomer, runningInvestigations } from '../../client/erasure';
+import { eraseCustomer, erasureDepsOf } from '../../client/erasure';
+import { closedCaseLine, openInvestigations } from '../../client/erasure-closing';
 import { exportCustomer } from '../../client/subject-export';
 import { parseCustomerId } from '../../memory/control';
 import { customerKeysOf, openTranscriptLog } from '../../temporal/codec/body-codec';
@@ -18,9 +19,10 @@ function need(value: string | undefined, flag: string, example: string): string 
 }
 
 /**
- * `casework erase --customer <id> --by <name> [--yes]`: deletes the customer's memory, destroys
- * their data key and empties their parked deliveries, with an audit row. Without --yes it only
- * says what it would do. Refused while one of their investigations runs (named).
+ * `casework erase --customer <id> --by <name> [--yes]`: closes the customer's open
+ * investigations first (holding reply, note, pending refund withdrawn), then deletes their
+ * memory, destroys their data key and empties their parked deliveries, with an audit row.
+ * Without --yes it only says what it would do, naming the cases it would close.
  */
 export async function eraseCommand(args: string[], config: Config, out: Out): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { customer: { type: 'string' }, by: { type: 'string' }, yes: { type: 'boolean' } } });
@@ -31,14 +33,19 @@ export async function eraseCommand(args: string[], config: Config, out: Out): Pr
     const { client, close } = await connectClient(config, { pool: db.app });
     try {
       if (!values.yes) {
-        const running = await runningInvestigations({ pool: db.app, client }, customerId);
+        const open = await openInvestigations({ pool: db.app, client }, customerId);
         out(`This erases customer ${customerId} for good: their memory is deleted and their data key destroyed, so their transcripts and kept replies can never be read again.`);
-        if (running.length) out(`It would be refused now: running investigation(s) ${running.join(', ')}; close them first.`);
+        if (open.length) {
+          out(
+            `It first closes their ${open.length} open investigation(s): ${open.map((o) => o.workflowId).join(', ')} ` +
+              '(the customer gets a holding reply, the team an internal note, a refund awaiting approval is withdrawn).',
+          );
+        }
         out('Run again with --yes to erase.');
         return 2;
       }
-      const codec = codecFor(config);
-      const report = await eraseCustomer({ pool: db.app, keys: customerKeysOf(db.app, codec), client }, { customerId, by });
+      const report = await eraseCustomer(erasureDepsOf(config, db.app, client), { customerId, by });
+      for (const c of report.closed) out(`  closed ${closedCaseLine(c)}`);
       const d = report.deleted;
       out(
         `Erased customer ${customerId} on ${report.erasure.erasedAt.slice(0, 10)} (by ${by}): ${d.notes} notes, ${d.cases} cases, ${d.profile_fields} profile fields deleted; ` +

@@ -47,8 +47,8 @@ function noteRow(note: ShownNote, ref: string, session: Session): Html {
   </tr>`;
 }
 
-/** The memory page of one customer, reached by opaque reference `ref`. */
-export function memoryPage(memory: CustomerMemory, ref: string, session: Session): string {
+/** The memory page of one customer, reached by opaque reference `ref`; `open`: the cases an erasure would close first (undefined: they could not be listed). */
+export function memoryPage(memory: CustomerMemory, ref: string, session: Session, open?: string[]): string {
   const profile = Object.entries(memory.profile);
   const body = html` <h1>What casework remembers about ${memory.customer_id}</h1>
     <h2>Profile</h2>
@@ -131,10 +131,19 @@ export function memoryPage(memory: CustomerMemory, ref: string, session: Session
     <h2>Erase this customer</h2>
     <form method="post" action="/console/customers/${ref}/erase" class="card" data-erase>
       ${csrfInput(session)}
-      <p>
-        Deletes their memory and destroys their data key: every transcript and kept reply of theirs becomes unreadable, for good. Refused while one of their investigations runs.
-        Recorded with your name, without content.
-      </p>
+      <p>Deletes their memory and destroys their data key: every transcript and kept reply of theirs becomes unreadable, for good. Recorded with your name, without content.</p>
+      ${
+        open === undefined
+          ? html`<p class="muted" data-erase-open>Their open cases could not be listed (Temporal did not answer); any that are open are closed first.</p>`
+          : open.length
+            ? html`<p data-erase-open>
+                  First closes their ${open.length} open case(s): the customer gets a holding reply, the team an internal note, and a refund awaiting approval is withdrawn.
+                </p>
+                <ul data-erase-open>
+                  ${open.map((id) => html`<li><a href="/console/cases/${id}">${id}</a></li>`)}
+                </ul>`
+            : html`<p class="muted" data-erase-open>No open cases.</p>`
+      }
       <label for="erase-confirm">Type the customer id <code>${memory.customer_id}</code> to confirm</label>
       <input type="text" id="erase-confirm" name="confirm" autocomplete="off" required />
       <div class="actions"><button type="submit" class="danger">Erase customer</button></div>

@@ -3,8 +3,9 @@ import type { RefundDecision } from '../../schemas/investigation';
 import { decideRefund, readStatus } from '../../client/investigations';
 import { mapRequesterAndDeliver } from '../../client/parked-deliveries';
 import { discardParked, isParkingDesk, listParked } from '../../db/parked-deliveries';
-import { eraseCustomer } from '../../client/erasure';
-import { bodyCodecOf, customerKeysOf } from '../../temporal/codec/body-codec';
+import { eraseCustomer, erasureDepsOf } from '../../client/erasure';
+import { closedCaseLine, openInvestigations } from '../../client/erasure-closing';
+import { bodyCodecOf } from '../../temporal/codec/body-codec';
 import { codecFor } from '../../temporal/data-converter';
 import { correctNote, forgetMemory, showMemory } from '../../memory/control';
 import { decisionProblem } from '../../workflows/approvals';
@@ -260,7 +261,12 @@ async function get(ctx: RouteContext, state: ConsoleState, rest: string, session
     const ref = memoryMatch[1] ?? '';
     const customerId = customerOf(state, ref);
     const memory = await showMemory(ctx.deps.pool, customerId, { actor: actorOf(session) });
-    return htmlAnswer(200, memoryPage(memory, ref, session));
+    // The erase form's confirmation names the cases an erasure would close; Temporal down only loses that list.
+    const open = await openInvestigations(ctx.deps, customerId).then(
+      (runs) => runs.map((r) => r.workflowId),
+      () => undefined,
+    );
+    return htmlAnswer(200, memoryPage(memory, ref, session, open));
   }
   throw new HttpError(404, 'no such console page');
 }
@@ -313,8 +319,9 @@ async function post(ctx: RouteContext, state: ConsoleState, req: IncomingMessage
       if (action[2] === 'erase') {
         // Erasure cannot be undone: the person types the customer's own id, not a generic word.
         if ((form.get('confirm') ?? '').trim() !== customerId) return done('error', `Nothing was erased: type the customer id ${customerId} to confirm.`);
-        const erased = await eraseCustomer({ pool, keys: customerKeysOf(pool, codecFor(ctx.deps.config)), client: ctx.deps.client }, { customerId, by: actorOf(session) });
-        return done('ok', `Erased on ${erased.erasure.erasedAt.slice(0, 10)}: memory deleted, data key destroyed; their transcripts can no longer be read.`);
+        const erased = await eraseCustomer(erasureDepsOf(ctx.deps.config, pool, ctx.deps.client), { customerId, by: actorOf(session) });
+        const closed = erased.closed.length ? ` Closed first: ${erased.closed.map(closedCaseLine).join('; ')}.` : '';
+        return done('ok', `Erased on ${erased.erasure.erasedAt.slice(0, 10)}: memory deleted, data key destroyed; their transcripts can no longer be read.${closed}`);
       }
       if ((form.get('confirm') ?? '').trim().toLowerCase() !== 'forget') return done('error', 'Nothing was deleted: type "forget" to confirm forgetting everything.');
       const result = await forgetMemory(pool, customerId, { actor: actorOf(session) });

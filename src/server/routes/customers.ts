@@ -1,8 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { eraseCustomer } from '../../client/erasure';
+import { eraseCustomer, erasureDepsOf } from '../../client/erasure';
 import { exportCustomer } from '../../client/subject-export';
-import { customerKeysOf } from '../../temporal/codec/body-codec';
-import { codecFor } from '../../temporal/data-converter';
 import type { Principal } from '../auth';
 import type { RouteContext, Trace } from '../context';
 import { decodeSegment, HttpError, isObject, readJsonBody, type Answer } from '../http';
@@ -42,8 +40,6 @@ export async function customerRoute(ctx: RouteContext, req: IncomingMessage, mat
   if (!isObject(body) || body.confirm !== customerId) {
     throw new HttpError(400, `an erasure cannot be undone: confirm it with a JSON body {"confirm": "${customerId}"} naming the same customer`);
   }
-  const report = await ctx.temporal('erasing the customer', () =>
-    eraseCustomer({ pool, keys: customerKeysOf(pool, codecFor(config)), client: ctx.deps.client }, { customerId, by: actorOf(req, principal) }),
-  );
+  const report = await ctx.temporal('erasing the customer', () => eraseCustomer(erasureDepsOf(config, pool, ctx.deps.client), { customerId, by: actorOf(req, principal) }));
   return { status: 200, body: report };
 }

@@ -81,8 +81,10 @@ export class CustomerKeys {
   constructor(
     private readonly pool: Pool,
     private readonly master: Keyring,
-    options: { nonceMode?: NonceMode; recheckMs?: number; cacheSize?: number; now?: () => number } = {},
+    options: { nonceMode?: NonceMode; recheckMs?: number; cacheSize?: number; now?: () => number; staleIfError?: boolean } = {},
   ) {
+    this.staleIfError = options.staleIfError ?? false;
+
     const size = options.cacheSize ?? CUSTOMER_KEY_CACHE_SIZE;
     this.byKeyId = new Lru(size);
     this.current = new Lru(size);
@@ -93,6 +95,26 @@ export class CustomerKeys {
   }
 
   private readonly nonceMode: NonceMode;
+  /** Serve a cached key past its recheck when the recheck itself fails (Postgres unreachable): the inline history codec's outage mode. */
+  private staleIfError: boolean;
+
+  /** From now on, serve a cached key past its recheck while the recheck fails (a process whose histories are under customer keys inline). */
+  serveStaleIfError(): void {
+    this.staleIfError = true;
+  }
+
+  /** `lookup`, or, when it fails for any reason but an erasure and a key was cached (however long ago), that key. */
+  private async orStale(cached: Cached | undefined, lookup: () => Promise<EncryptionCodec>): Promise<EncryptionCodec> {
+    if (!cached || !this.staleIfError) return lookup();
+    try {
+      return await lookup();
+    } catch (error) {
+      if (error instanceof CustomerErasedError) throw error;
+      // Checked again after another recheck interval, not on every payload of the outage.
+      cached.checkedAt = this.now();
+      return cached.codec;
+    }
+  }
 
   /** The customer whose investigation `workflowId` is (the ticket's owner), or undefined for none recorded. */
   async customerOfWorkflow(workflowId: string): Promise<string | undefined> {
@@ -110,6 +132,10 @@ export class CustomerKeys {
   async encoderFor(customerId: string): Promise<EncryptionCodec> {
     const cached = this.current.get(customerId);
     if (cached && this.fresh(cached)) return cached.codec;
+    return this.orStale(cached, () => this.lookUpEncoder(customerId));
+  }
+
+  private async lookUpEncoder(customerId: string): Promise<EncryptionCodec> {
     let latest = await latestCustomerKey(this.pool, customerId);
     if (!latest || latest.destroyedAt) {
       // First use, or the customer came back after an erasure: a new version. Concurrent
@@ -138,11 +164,13 @@ export class CustomerKeys {
     if (gone) throw new CustomerErasedError(parseCustomerKeyId(keyId)!.customerId, gone);
     const cached = this.byKeyId.get(keyId);
     if (cached && this.fresh(cached)) return cached.codec;
-    const name = parseCustomerKeyId(keyId);
-    if (!name) throw new UnknownKeyError(`"${keyId}" is not a customer key id`);
-    const stored = await customerKeyVersion(this.pool, name.customerId, name.version);
-    if (!stored) throw new UnknownKeyError(`customer key "${keyId}" is not in customer_keys: the content was written against another database`);
-    return this.cache(stored).codec;
+    return this.orStale(cached, async () => {
+      const name = parseCustomerKeyId(keyId);
+      if (!name) throw new UnknownKeyError(`"${keyId}" is not a customer key id`);
+      const stored = await customerKeyVersion(this.pool, name.customerId, name.version);
+      if (!stored) throw new UnknownKeyError(`customer key "${keyId}" is not in customer_keys: the content was written against another database`);
+      return this.cache(stored).codec;
+    });
   }
 
   /** Destroys every live version of the customer's key and forgets them in this process; returns the versions destroyed. */

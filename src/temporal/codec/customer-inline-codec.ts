@@ -1,0 +1,45 @@
+import type { Payload, SerializationContext } from '@temporalio/common';
+import { investigationId } from '../../schemas/event';
+import type { CustomerKeys } from './customer-keys';
+import { EncryptionCodec, KEY_ID_METADATA, type NonceMode } from './encryption-codec';
+import { CUSTOMER_KEY_PREFIX } from './key-wrap';
+import type { Keyring } from './keys';
+
+// CASEWORK_CUSTOMER_PAYLOADS=inline (opt-in, evaluated beside the store; docs/payload-privacy.md):
+// every payload of an investigation `investigation-<ticketId>` is encrypted in history under
+// its customer's data key directly, the codec learning whose it is from the SDK's serialization
+// context (the workflow id) and the ticket's owner. No storage rows: a workflow task reads and
+// writes no Postgres once the customer's key is cached, and keys are served stale while Postgres
+// cannot be reached (CustomerKeys' staleIfError), so an outage does not stall cases whose keys
+// this process holds. Erasure destroys the key, which reaches the history as the store does.
+
+const PREFIX = investigationId('');
+
+/** The encryption codec, with an investigation's payloads under its customer's key; others, and payloads of a ticket with no owner, under the deployment key. */
+export class CustomerInlineCodec extends EncryptionCodec {
+  constructor(
+    keyring: Keyring,
+    nonceMode: NonceMode,
+    private readonly keys: CustomerKeys,
+  ) {
+    super(keyring, nonceMode);
+  }
+
+  override async encode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    const workflowId = context?.workflowId;
+    const customerId = workflowId?.startsWith(PREFIX) ? await this.keys.customerOfWorkflow(workflowId) : undefined;
+    if (!customerId) return super.encode(payloads, context);
+    return (await this.keys.encoderFor(customerId)).encode(payloads, context);
+  }
+
+  override async decode(payloads: Payload[]): Promise<Payload[]> {
+    return Promise.all(
+      payloads.map(async (payload) => {
+        const raw = payload.metadata?.[KEY_ID_METADATA];
+        const keyId = raw ? Buffer.from(raw).toString() : '';
+        if (!keyId.startsWith(CUSTOMER_KEY_PREFIX)) return (await super.decode([payload]))[0]!;
+        return (this.keys.cachedDecoder(keyId) ?? (await this.keys.decoderFor(keyId))).decrypt(payload);
+      }),
+    );
+  }
+}
