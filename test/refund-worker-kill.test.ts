@@ -79,7 +79,7 @@ describe('a worker killed while Stripe holds the answer to the refund it made', 
     const first = await startWorker();
     const event = example('double-charge');
     const id = investigationId(event.ticketId);
-    const asked = await deliverAndWait(client.client, db.app, event, { taskQueue, settings: settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'false' }), timeoutMs: 150_000 });
+    const asked = await deliverAndWait(client.client, db.app, event, { taskQueue, settings: settingsWith(), timeoutMs: 150_000 });
     assert.equal(asked.status, 'awaiting_approval', 'the investigation asks for the duplicate charge back');
     const request = asked.pendingApproval!;
 

@@ -109,7 +109,7 @@ async function investigate(name: string, tw: TestWorker, model: ReturnType<typeo
   // Tests run one at a time, and each shop's model serves its one worker: this run's requests are the ones from here on.
   const from = model.requests.length;
   const id = investigationId(event.ticketId);
-  const asked = await send(tw, event, settingsWith({ CASEWORK_HISTORY_BY_REFERENCE: 'false' }));
+  const asked = await send(tw, event, settingsWith());
   assert.equal(asked.status, 'awaiting_approval', `${name}: the investigation asks for a refund`);
   const pending = asked.pendingApproval!;
   await decideRefund(tw.client, id, { requestId: pending.request_id, decision: 'approved', approver: 'support-lead' });
