@@ -11,7 +11,7 @@ import type { LogEntry } from '../src/schemas/transcript-log';
 import { bodyCodecOf, customerBodyCodec, customerKeysOf, openTranscriptLog } from '../src/temporal/codec/body-codec';
 import { CustomerKeys } from '../src/temporal/codec/customer-keys';
 import { connectClient } from '../src/temporal/client';
-import { codecFor, dataConverterFor } from '../src/temporal/data-converter';
+import { codecFor, dataConverterFor, historyCodecFor } from '../src/temporal/data-converter';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workflow';
 
@@ -25,7 +25,9 @@ import { ExternalStorageRunner } from '@temporalio/common/lib/internal-non-workf
 //     a worker holds it) and under the deployment key, the same bodies, rounds interleaved;
 //  3. what an investigation's history payload costs by reference under its customer's key
 //     (stored on completion, fetched and decrypted on activation: one payload per batch, the
-//     worst case) beside staying inline (encrypted and decrypted only), rounds interleaved.
+//     worst case) beside staying inline (encrypted and decrypted only), rounds interleaved;
+//  4. what the same history payload costs inline under its customer's key (the history codec of
+//     CASEWORK_CUSTOMER_PAYLOADS=inline, key cached) beside under the deployment key, interleaved.
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -145,7 +147,7 @@ async function main(): Promise<void> {
     }
     // 3. A history payload by reference under the customer's key vs inline.
     await db.admin.query("INSERT INTO ticket_owners (ticket_id, customer_id, first_event_id) VALUES ('BH-1', 'bench-history', 'e-BH-1') ON CONFLICT DO NOTHING");
-    const converter = dataConverterFor(config, db.app, { codec });
+    const converter = dataConverterFor({ ...config, CASEWORK_CUSTOMER_PAYLOADS: 'true' }, db.app, { codec });
     const runner = new ExternalStorageRunner(converter.externalStorage!);
     const target = { kind: 'workflow' as const, namespace: 'default', id: 'investigation-BH-1' };
     const historyPayloads = Array.from({ length: Math.min(payloads, 500) }, (_, i) =>
@@ -174,6 +176,27 @@ async function main(): Promise<void> {
         byRef.push(await roundTrip(true));
       }
     }
+    // 4. The same history payload inline under the customer's key vs the deployment key.
+    const underCustomerInline = historyCodecFor({ ...config, CASEWORK_CUSTOMER_PAYLOADS: 'inline' }, db.app);
+    const context = { type: 'workflow' as const, namespace: 'default', workflowId: target.id };
+    const inlineTrip = async (codecToUse: typeof codec) => {
+      const t0 = performance.now();
+      for (const payload of historyPayloads) await codecToUse.decode(await codecToUse.encode([payload], context));
+      return ((performance.now() - t0) * 1000) / historyPayloads.length;
+    };
+    await inlineTrip(underCustomerInline);
+    await inlineTrip(codec);
+    const custInline: number[] = [];
+    const depInline: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      if (r % 2 === 0) {
+        custInline.push(await inlineTrip(underCustomerInline));
+        depInline.push(await inlineTrip(codec));
+      } else {
+        depInline.push(await inlineTrip(codec));
+        custInline.push(await inlineTrip(underCustomerInline));
+      }
+    }
     console.log('');
     console.log('| measure | value |');
     console.log('| --- | --- |');
@@ -186,6 +209,9 @@ async function main(): Promise<void> {
     console.log(`| history payload inline: encrypt + decrypt (median of ${rounds} rounds × ${historyPayloads.length}) | ${median(inline).toFixed(1)} µs |`);
     console.log(`| history payload by reference under the customer's key: + store + fetch (same) | ${median(byRef).toFixed(1)} µs |`);
     console.log(`| ratio by reference / inline | ${(median(byRef) / median(inline)).toFixed(1)} |`);
+    console.log(`| history payload inline, deployment key: encode + decode (median of ${rounds} rounds × ${historyPayloads.length}) | ${median(depInline).toFixed(1)} µs |`);
+    console.log(`| history payload inline, customer key, cached (the inline history codec; same) | ${median(custInline).toFixed(1)} µs |`);
+    console.log(`| ratio customer inline / deployment | ${(median(custInline) / median(depInline)).toFixed(3)} |`);
   } finally {
     await close();
     await db.close();
