@@ -257,7 +257,7 @@ export const ConfigSchema = z.object({
   /** Where payloads above the threshold go instead of history: postgres (payload_blobs), s3, or off (inline). Unset: postgres in a process with a database (DATABASE_URL or the embedded one), else off. */
   CASEWORK_PAYLOAD_STORE: z.enum(['postgres', 's3', 'off']).optional(),
   /** true: every payload of an investigation's history is stored by reference under its customer's data key (customer_payloads), so an erasure reaches the history; inline: encrypted under that key in history itself (no rows; keys cached, stale while Postgres is down); false: only the size rule applies. Needs a database. */
-  CASEWORK_CUSTOMER_PAYLOADS: z.enum(['true', 'inline', 'false']).default('false'),
+  CASEWORK_CUSTOMER_PAYLOADS: z.enum(['true', 'inline', 'false']).default('inline'),
   /** Payloads of at least this many bytes (after encryption) are stored by reference. */
   CASEWORK_PAYLOAD_STORE_THRESHOLD_BYTES: int(4096),
   /** The S3 (or MinIO) bucket for CASEWORK_PAYLOAD_STORE=s3; credentials come from the AWS SDK's usual chain (AWS_ACCESS_KEY_ID, ...). */
