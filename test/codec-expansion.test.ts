@@ -227,13 +227,24 @@ test('once the customer is erased, the same payloads show "erased on <date>" in 
     });
     assert.equal(answer.status, 200);
     const decoded = ((await answer.json()) as { payloads: JsonPayload[] }).payloads.map((p) => defaultPayloadConverter.fromPayload(fromJson(p)));
-    const today = new Date().toISOString().slice(0, 10);
+    const erased = `erased on ${new Date().toISOString().slice(0, 10)}`;
+    // Under her key inline (the default), each payload of hers shows whole as erased; under the
+    // deployment key (CASEWORK_CUSTOMER_PAYLOADS=false), the references it holds do.
+    const whole = decoded.filter((v) => typeof v === 'string' && v.includes(erased));
     const results = decoded.filter((v): v is { content: string } => !!v && typeof v === 'object' && 'logged' in v);
-    assert.ok(results.length > 0);
-    for (const r of results) assert.equal(r.content, `erased on ${today}`);
+    for (const r of results) assert.equal(r.content, erased);
     const steps = decoded.filter((v): v is { sent_to_the_model: unknown } => !!v && typeof v === 'object' && 'sent_to_the_model' in v);
-    assert.ok(steps.length > 0);
-    for (const s of steps) assert.equal(s.sent_to_the_model, `erased on ${today}`);
+    for (const s of steps) assert.equal(s.sent_to_the_model, erased);
+    assert.ok(whole.length > 0 || (results.length > 0 && steps.length > 0), 'her tool results and model steps show as erased');
+    assert.doesNotMatch(
+      JSON.stringify(decoded),
+      new RegExp(
+        example('dana-5102')
+          .message.slice(0, 30)
+          .replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      ),
+      'none of her words',
+    );
   } finally {
     await new Promise<void>((resolve) => erasedServer.close(() => resolve()));
   }

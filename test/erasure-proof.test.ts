@@ -43,8 +43,8 @@ const OTHER = 'cust_priya';
 /** Words only she wrote (messages), that the model and compaction carried on (a remembered fact, case notes, the refund's reason), and the approver typed. */
 const HER_WORDS = ['Quillfeather', 'Brambleton', 'Vexworthy'];
 const OTHER_WORD = 'Fennimore';
-/** How her history reaches her key: stored by reference (the default proof), or encrypted under it inline (CASEWORK_CUSTOMER_PAYLOADS=inline in the environment). */
-const MODE = process.env.CASEWORK_CUSTOMER_PAYLOADS === 'inline' ? 'inline' : 'true';
+/** How her history reaches her key: encrypted under it inline (the default), or stored by reference (CASEWORK_CUSTOMER_PAYLOADS=true in the environment). */
+const MODE = process.env.CASEWORK_CUSTOMER_PAYLOADS === 'true' ? 'true' : 'inline';
 
 let dir: string;
 let dbFile: string;

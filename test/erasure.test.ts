@@ -26,6 +26,7 @@ import { answer, calls, json, scriptedModel, toolUse } from './support/scripted-
 import { deliver } from './support/scripted-run';
 import { startTestWorker, type TestWorker } from './support/temporal';
 import type { Database } from '../src/db/pool';
+import { describeCase } from '../src/client/case-status';
 
 // Erasure reaches every copy casework controls: after a customer is erased, their memory rows
 // are gone, and their transcript entries and kept model replies, still in Postgres, are
@@ -92,7 +93,7 @@ describe('erasing a customer', () => {
     assert.ok(JSON.stringify(await log.all(workflowId, ['message'])).includes('Zebulon'), 'the running case reads before');
     const report = await eraseCustomer(erasureDepsOf(tw.config, db.app, tw.client), { customerId, by: 'alice' });
     assert.deepEqual(report.closed, [{ workflowId, runId: report.closed[0]?.runId, refundWithdrawn: null, told: 'not posted: no desk is configured in this process' }]);
-    assert.equal((await tw.client.workflow.getHandle(workflowId).describe()).status.name, 'COMPLETED');
+    assert.equal((await describeCase(tw.client, workflowId)).state, 'completed');
     assert.equal((await db.admin.query('SELECT count(*)::int AS n FROM customer_erasures WHERE customer_id = $1', [customerId])).rows[0].n, 1);
     const fresh = new TranscriptLog(db.app, customerBodyCodec(codecFor(tw.config), new CustomerKeys(db.app, codecFor(tw.config).keyring)));
     await assert.rejects(fresh.all(workflowId, ['message']), CustomerErasedError);

@@ -12,7 +12,7 @@ import { openDatabase } from '../../db/pool';
 import { investigationId, type TicketEvent } from '../../schemas/event';
 import { investigationSettings } from '../../settings';
 import { connectClient } from '../../temporal/client';
-import { codecFor, dataConverterFor, storageDriverFor } from '../../temporal/data-converter';
+import { dataConverterFor, historyCodecFor, storageDriverFor } from '../../temporal/data-converter';
 import type { Payload, StorageDriver } from '@temporalio/common';
 import { installTelemetry } from '../../observability/logging';
 import { writeWorkflowBundle } from '../../worker';
@@ -116,7 +116,8 @@ function countingParts(config: Config, pool: Pool): { dataConverter: ReturnType<
       into.ms += performance.now() - started;
     }
   };
-  const codec = codecFor(config);
+  // The worker's history codec: customers' keys (looked up once, then cached) where its payloads are under them.
+  const codec = historyCodecFor(config, pool);
   const countingCodec = {
     encode: (payloads: Payload[]) => codec.encode(payloads),
     decode: (payloads: Payload[]) => timed(decoded, payloads.length, () => codec.decode(payloads)),
