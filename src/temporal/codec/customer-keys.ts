@@ -128,6 +128,17 @@ export class CustomerKeys {
     return owner;
   }
 
+  /** The owner of `workflowId` when this process has it cached, else undefined: the encode path's synchronous check before customerOfWorkflow. */
+  cachedOwner(workflowId: string): string | undefined {
+    return this.owners.peek(workflowId);
+  }
+
+  /** The cached encoder of `customerId` while it is fresh, else undefined: the encode path's synchronous check before encoderFor. */
+  cachedEncoder(customerId: string): EncryptionCodec | undefined {
+    const cached = this.current.peek(customerId);
+    return cached && this.fresh(cached) ? cached.codec : undefined;
+  }
+
   /** The codec that encrypts new content of `customerId`: their newest live key, created on first use. */
   async encoderFor(customerId: string): Promise<EncryptionCodec> {
     const cached = this.current.get(customerId);

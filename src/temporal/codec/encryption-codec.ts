@@ -34,7 +34,8 @@ export class DecryptionError extends CaseworkError {
 /** How the 96-bit GCM nonce is chosen: derived from the payload (deterministic) or random. */
 export type NonceMode = 'derived' | 'random';
 
-function isEncrypted(payload: Payload): boolean {
+/** True for a payload this codec's kind encrypted (its `encoding` metadata says so). */
+export function isEncrypted(payload: Payload): boolean {
   const encoding = payload.metadata?.[METADATA_ENCODING_KEY];
   return encoding !== undefined && Buffer.from(encoding).toString() === ENCRYPTED_ENCODING;
 }
@@ -131,6 +132,12 @@ export class EncryptionCodec implements PayloadCodec {
     if (workflowId !== undefined) mac.update(`workflow-id\0${workflowId}\0`);
     return mac.update(plain).digest().subarray(0, NONCE_BYTES);
   }
+}
+
+/** The key id an encrypted payload names in clear, if any (read without copying the bytes). */
+export function keyIdOf(payload: Payload): string | undefined {
+  const raw = payload.metadata?.[KEY_ID_METADATA];
+  return raw ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString() : undefined;
 }
 
 /** The workflow an encrypted payload is labelled with, if any. */
