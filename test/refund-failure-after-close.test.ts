@@ -16,7 +16,7 @@ import { HOLDING_REPLY } from '../src/workflows/hand-off';
 import { consoleAgent, visibleText } from './support/console-agent';
 import { settingsWith, ticket } from './support/investigate';
 import { answer, calls, json, scriptedModel, toolUse } from './support/scripted-model';
-import { settle } from './support/scripted-run';
+import { settle, untilStatus } from './support/scripted-run';
 import { openTestDatabase, unique } from './support/db';
 import { startTestWorker, type TestWorker } from './support/temporal';
 
@@ -84,16 +84,7 @@ async function doubleCharged(total: number): Promise<{ orderId: string; charges:
   return { orderId, charges };
 }
 
-async function until(id: string, what: string, ok: (s: InvestigationStatus) => boolean): Promise<InvestigationStatus> {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const status = await readStatus(tw.client, id).catch(() => undefined);
-    if (status && ok(status)) return status;
-    if (model.failures(id).length) throw new Error(model.failures(id).at(-1));
-    if (Date.now() > deadline) throw new Error(`${id}: ${what} did not happen; last status ${status?.status}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+const until = (id: string, what: string, ok: (s: InvestigationStatus) => boolean) => untilStatus(tw, model, id, what, ok);
 
 const publicPosts = (ticketId: number) =>
   zendesk

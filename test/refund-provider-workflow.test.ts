@@ -13,7 +13,7 @@ import { startServer, type RunningServer } from '../src/server/start';
 import { HOLDING_REPLY } from '../src/workflows/hand-off';
 import { settingsWith, ticket } from './support/investigate';
 import { answer, calls, lastToolResults, scriptedModel, toolUse } from './support/scripted-model';
-import { deliver } from './support/scripted-run';
+import { deliver, untilStatus } from './support/scripted-run';
 import { openTestDatabase, unique } from './support/db';
 import { startTestWorker, type TestWorker } from './support/temporal';
 
@@ -82,16 +82,7 @@ async function doubleCharged(total: number, where: 'demo' | 'stripe'): Promise<{
   return { orderId, charges };
 }
 
-async function until(tw: TestWorker, id: string, what: string, ok: (s: InvestigationStatus) => boolean): Promise<InvestigationStatus> {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const status = await readStatus(tw.client, id).catch(() => undefined);
-    if (status && ok(status)) return status;
-    if (model.failures(id).length) throw new Error(model.failures(id).at(-1));
-    if (Date.now() > deadline) throw new Error(`${id}: ${what} did not happen; last status ${status?.status}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+const until = (tw: TestWorker, id: string, what: string, ok: (s: InvestigationStatus) => boolean) => untilStatus(tw, model, id, what, ok);
 
 /** Opens Marco's ticket about the double charge: the model reads the payments, asks for the duplicate back, and waits for the decision. */
 async function openCase(tw: TestWorker, orderId: string, total: number) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DecisionRejectedError, decideRefund, readStatus } from '../src/client/investigations';
+import { DecisionRejectedError, decideRefund } from '../src/client/investigations';
 import { demoCommerce } from '../src/commerce/demo';
 import type { PaymentProvider } from '../src/commerce/payment-provider';
 import type { Commerce } from '../src/commerce/shop';
@@ -17,7 +17,7 @@ import { investigationId } from '../src/schemas/event';
 import type { InvestigationStatus } from '../src/schemas/investigation';
 import { settingsWith, ticket } from './support/investigate';
 import { answer, calls, lastToolResults, scriptedModel, toolUse } from './support/scripted-model';
-import { deliver } from './support/scripted-run';
+import { deliver, untilStatus } from './support/scripted-run';
 import { openTestDatabase } from './support/db';
 import { startTestWorker, type TestWorker } from './support/temporal';
 
@@ -99,16 +99,7 @@ function doubleCharged(total: number, payments: 'shopify' | 'stripe'): { orderId
   return { orderId, charges };
 }
 
-async function until(tw: TestWorker, id: string, what: string, ok: (s: InvestigationStatus) => boolean): Promise<InvestigationStatus> {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const status = await readStatus(tw.client, id).catch(() => undefined);
-    if (status && ok(status)) return status;
-    if (model.failures(id).length) throw new Error(model.failures(id).at(-1));
-    if (Date.now() > deadline) throw new Error(`${id}: ${what} did not happen; last status ${status?.status}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+const until = (tw: TestWorker, id: string, what: string, ok: (s: InvestigationStatus) => boolean) => untilStatus(tw, model, id, what, ok);
 
 /** Marco's ticket about the double charge: the model reads the payments, asks for the duplicate back, and waits for the decision. */
 async function openCase(tw: TestWorker, orderId: string, total: number) {

@@ -49,3 +49,18 @@ export async function deliver(tw: TestWorker, model: ScriptedModel, event: Ticke
   }
   return settle(tw, model, workflowId, before);
 }
+
+/**
+ * Waits until `workflowId`'s status passes `ok`, failing at once with the scripted model's own
+ * message when it refused a request, or after 90 s naming `what` did not happen and the last status.
+ */
+export async function untilStatus(tw: TestWorker, model: ScriptedModel, workflowId: string, what: string, ok: (s: InvestigationStatus) => boolean): Promise<InvestigationStatus> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const status = await readStatus(tw.client, workflowId).catch(() => undefined);
+    if (status && ok(status)) return status;
+    if (model.failures(workflowId).length) throw new Error(model.failures(workflowId).at(-1));
+    if (Date.now() > deadline) throw new Error(`${workflowId}: ${what} did not happen; last status ${status?.status}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
