@@ -4,6 +4,7 @@ import type { Pool } from 'pg';
 import { nextFreeSeq } from '../db/transcript-log';
 import type { FailedRefund, InvestigationSettings } from '../schemas/investigation';
 import { deskNumbersOf } from './closed-run';
+import { ticketIdOf } from '../schemas/event';
 import { SA } from '../schemas/search-attributes';
 import { refundFailedSignal } from '../workflows/investigation-api';
 import { investigation } from '../workflows/investigation';
@@ -18,10 +19,11 @@ import { investigation } from '../workflows/investigation';
 /** How the failure reached its case. */
 export type FailureDelivery = 'signalled' | 'reopened';
 
-/** The ticket an investigation's workflow id names (`investigation-<ticketId>`). */
+/** The ticket an investigation's workflow id names; anything else is not a case a refund can belong to. */
 function ticketOf(workflowId: string): string {
-  if (!workflowId.startsWith('investigation-')) throw new Error(`${workflowId} is not an investigation's workflow id`);
-  return workflowId.slice('investigation-'.length);
+  const ticketId = ticketIdOf(workflowId);
+  if (ticketId === undefined) throw new Error(`${workflowId} is not an investigation's workflow id`);
+  return ticketId;
 }
 
 /** Tells the case `owner.workflowId` that its refund failed, reopening it when it has closed. */

@@ -64,3 +64,9 @@ export function parseTicketEvent(value: unknown): TicketEvent {
 export function investigationId(ticketId: string): string {
   return `investigation-${ticketId}`;
 }
+
+/** The ticket an investigation's workflow id names (investigationId's inverse); undefined for any other workflow id. */
+export function ticketIdOf(workflowId: string): string | undefined {
+  const prefix = investigationId('');
+  return workflowId.startsWith(prefix) ? workflowId.slice(prefix.length) : undefined;
+}

@@ -4,7 +4,7 @@ import { readCaseStatus } from '../../client/case-status';
 import { decideRefund, InvestigationNotFoundError } from '../../client/investigations';
 import { ticketOwner } from '../../db/tickets';
 import { NotFoundError } from '../../errors';
-import { investigationId } from '../../schemas/event';
+import { investigationId, ticketIdOf } from '../../schemas/event';
 import { describeIssues } from '../../schemas/issues';
 import { mayDecideAs, mayReadAll, soleApprover, type Principal } from '../auth';
 import type { RouteContext, Trace } from '../context';
@@ -31,11 +31,6 @@ export function workflowIdOf(segment: string, trace: Trace): string {
 }
 
 const notFound = (workflowId: string) => new HttpError(404, `no investigation ${workflowId}`);
-
-/** The ticket a workflow id names: casework's workflow ids are `investigation-<ticketId>`. */
-function ticketIdOf(workflowId: string): string | undefined {
-  return workflowId.startsWith('investigation-') ? workflowId.slice('investigation-'.length) : undefined;
-}
 
 /**
  * A key scoped to customers may read only their investigations. Checked in Postgres (the ticket

@@ -10,7 +10,7 @@ import {
   type StoredCustomerKey,
 } from '../../db/customer-keys';
 import { NotFoundError } from '../../errors';
-import { investigationId } from '../../schemas/event';
+import { ticketIdOf } from '../../schemas/event';
 import { EncryptionCodec, UnknownKeyError, type NonceMode } from './encryption-codec';
 import { customerKeyId, newDataKey, parseCustomerKeyId, unwrapKey, wrapKey, type CustomerKeyName } from './key-wrap';
 import { keyringOf, type CodecKey, type Keyring } from './keys';
@@ -120,9 +120,9 @@ export class CustomerKeys {
   async customerOfWorkflow(workflowId: string): Promise<string | undefined> {
     const cached = this.owners.get(workflowId);
     if (cached !== undefined) return cached;
-    const prefix = investigationId('');
-    if (!workflowId.startsWith(prefix)) return undefined;
-    const owner = await ticketOwner(this.pool, workflowId.slice(prefix.length));
+    const ticketId = ticketIdOf(workflowId);
+    if (ticketId === undefined) return undefined;
+    const owner = await ticketOwner(this.pool, ticketId);
     // A ticket's owner never changes (first event wins), so it is cached; "no owner yet" is not.
     if (owner !== undefined) this.owners.set(workflowId, owner);
     return owner;
