@@ -1,4 +1,6 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { NotFoundError } from '../errors';
+import { describeCase } from './case-status';
 import type { temporal } from '@temporalio/proto';
 import type { TicketEvent } from '../schemas/event';
 import { decodeHistoryPayloads } from '../temporal/history-payloads';
@@ -12,12 +14,12 @@ import { closeTicketSignal, customerMessageSignal } from '../workflows/investiga
 /** Whether the latest run of `workflowId` already holds `event`'s signal (same kind, same event id). */
 export async function signalledBefore(client: Client, workflowId: string, event: TicketEvent): Promise<boolean> {
   const signalName = event.type === 'ticket.closed' ? closeTicketSignal.name : customerMessageSignal.name;
-  const handle = client.workflow.getHandle(workflowId);
-  // describe() first: it maps "no such workflow" to WorkflowNotFoundError, which fetchHistory does not.
-  const runId = await handle.describe().then(
-    (d) => d.runId,
+  // describeCase first: it maps "no such workflow" to NotFoundError, which fetchHistory does not,
+  // and reads a run whose memo is under an erased customer's key.
+  const runId = await describeCase(client, workflowId).then(
+    (run) => run.runId,
     (error: unknown) => {
-      if (error instanceof WorkflowNotFoundError || (error as Error).name === 'WorkflowNotFoundError') return undefined;
+      if (error instanceof NotFoundError) return undefined;
       throw error;
     },
   );
