@@ -93,11 +93,12 @@ export const ConfigSchema = z.object({
     )
     .optional(),
   /**
-   * Run each step's model call as a local activity (true): fewer history events and workflow tasks a step, but a
-   * signal or query that arrives during a call waits for the call, or for the worker's next workflow-task
-   * heartbeat (about 8 s), before the run sees it. For fast models; slow ones keep remote calls (false, the default).
+   * Run each step's model call as a local activity (true, the default): about 3 history events a step instead of 8,
+   * and a turn's steps in a few workflow tasks. A call holds its step's workflow task open; the worker heartbeats
+   * it every 3.2 s (such runs start with a 4 s workflow task timeout), and a signal or status query arriving
+   * mid-call is answered then. false: remote calls, one activity each. Decided per case when it starts.
    */
-  CASEWORK_LOCAL_MODEL_CALLS: z.enum(['true', 'false']).default('false'),
+  CASEWORK_LOCAL_MODEL_CALLS: z.enum(['true', 'false']).default('true'),
   /** Ask the server to hand an activity back in the workflow task's completion (eager dispatch; the server must allow it). */
   CASEWORK_EAGER_ACTIVITIES: z.enum(['true', 'false']).default('true'),
   /** Which embedder memory uses: the local MiniLM model (default), a hosted API (voyage, or openai for any OpenAI-compatible /v1/embeddings), or off (full-text recall only). */

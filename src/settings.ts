@@ -73,3 +73,15 @@ export function investigationSettings(config: Config): InvestigationSettings {
     ...(config.CASEWORK_LOCAL_MODEL_CALLS === 'true' ? { localModelCalls: true } : {}),
   };
 }
+
+/**
+ * The workflow task timeout an investigation starts with. A local model call keeps the step's
+ * workflow task open, and the worker heartbeats that task at 80 % of its timeout; a status query
+ * or a signal arriving mid-call is answered at the next heartbeat. Four seconds puts that
+ * heartbeat (3.2 s) inside the 4 s a status read waits for a worker (QUERY_WAIT_MS); Temporal's
+ * 10 s default would make the console's case page wait up to 8 s and then report no worker.
+ * Undefined (the server's default) for remote model calls, where a call holds no task open.
+ */
+export function workflowTaskTimeoutFor(settings: Pick<InvestigationSettings, 'localModelCalls'>): '4 seconds' | undefined {
+  return settings.localModelCalls ? '4 seconds' : undefined;
+}

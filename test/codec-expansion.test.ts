@@ -139,8 +139,9 @@ test('decoded through the codec server, a recorded by-reference history shows no
 test("a model step's input shows as the messages it sent: the rules by name, the memory block, the customer's words, the tool results", async () => {
   await setUp();
   const payloads = await historyPayloads();
-  const inputs = payloads.filter((p) => p.type === 'activityTaskScheduledEventAttributes').map((p) => p.payload);
-  const decoded = (await decode(inputs)) as Record<string, unknown>[];
+  // A remote call's plan is its activity's input; a local call's (the default) goes back with its reply, in the marker.
+  const recorded = payloads.filter((p) => p.type === 'activityTaskScheduledEventAttributes' || p.type === 'markerRecordedEventAttributes').map((p) => p.payload);
+  const decoded = ((await decode(recorded)) as Record<string, unknown>[]).map((v) => (v && typeof v === 'object' && 'sent' in v ? (v.sent as Record<string, unknown>) : v));
   const steps = decoded.filter((v) => v && typeof v === 'object' && 'sent_to_the_model' in v) as {
     sent_to_the_model: { system: { text: string }[]; tools: string[]; messages: { role: string; content: { type: string; text?: string; content?: unknown }[] }[] };
     plan: { layout: string };

@@ -46,8 +46,11 @@ function workflowOf(plan: StepPlan | CompactionPlan): string {
   return workflowId;
 }
 
-/** The model call this activity attempt is part of, and whether an earlier attempt of it ran; undefined outside an activity (nothing to keep a reply under). */
-function modelCall(): { key: ReplyKey; retry: boolean } | undefined {
+/**
+ * The model call this activity attempt is part of, whether an earlier attempt of it ran, and
+ * whether it runs as a local activity; undefined outside an activity (nothing to keep a reply under).
+ */
+function modelCall(): { key: ReplyKey; retry: boolean; local: boolean } | undefined {
   let info: Info;
   try {
     info = Context.current().info;
@@ -55,7 +58,7 @@ function modelCall(): { key: ReplyKey; retry: boolean } | undefined {
     return undefined;
   }
   const { workflowId, runId } = info.workflowExecution ?? {};
-  return workflowId && runId ? { key: { workflowId, runId, activityId: info.activityId }, retry: info.attempt > 1 } : undefined;
+  return workflowId && runId ? { key: { workflowId, runId, activityId: info.activityId }, retry: info.attempt > 1, local: info.isLocal } : undefined;
 }
 
 /**
@@ -115,7 +118,7 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
      * (the worker died after keeping the reply, before Temporal heard) returns that reply
      * without asking the model.
      */
-    async callModelOnPlan(plan: StepPlan): Promise<ModelReply> {
+    async callModelOnPlan(plan: StepPlan): Promise<ModelReply & { sent?: StepPlan }> {
       const log = need(deps.log);
       const workflowId = workflowOf(plan);
       const call = modelCall();
@@ -126,7 +129,10 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
         const entries = message.content.map((block, i) => messageEntry('assistant', block, plan.replySeq + i));
         await writePatiently(() => log.write(workflowId, entries));
       }
-      return reply;
+      // A local activity's marker records its result but not its input: the plan goes with the reply, so the
+      // history still says what the step sent (the codec server rebuilds it for the web UI). Its new entries are
+      // in the log by now, so they are left out.
+      return call?.local ? { ...reply, sent: { ...plan, entries: [] } } : reply;
     },
 
     /**

@@ -17,6 +17,7 @@ import { investigation } from '../workflows/investigation';
 import { deskNumbersOf } from './closed-run';
 import { brokenRunOf, recoverBrokenRun, type Recovery } from './recovery';
 import { signalledBefore } from './signalled-before';
+import { workflowTaskTimeoutFor } from '../settings';
 
 // The operations the CLI and the HTTP endpoint share: one place that knows how a ticket event
 // becomes a workflow start or signal, and how a person reads and decides an investigation.
@@ -193,6 +194,7 @@ async function signalWithStartInvestigation(
     workflowId,
     taskQueue: options.taskQueue,
     workflowIdReusePolicy: attempt.policy,
+    workflowTaskTimeout: workflowTaskTimeoutFor(options.settings),
     args: [
       {
         ticketId: event.ticketId,

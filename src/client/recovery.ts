@@ -82,6 +82,9 @@ export function stateFromHistory(facts: HistoryFacts): CarriedState | null {
   return { ...base, transcript, inbox, seenEventIds: [...seen] };
 }
 
+/** The marker a local activity leaves in history (sdk-core's name): its details hold `data` (type, id) and `result`. */
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+
 /** Decodes the facts stateFromHistory needs from one run's history: stored payloads fetched, then decrypted. */
 async function readHistory(client: Client, workflowId: string, runId: string): Promise<HistoryFacts> {
   const converter = client.options.loadedDataConverter;
@@ -103,6 +106,19 @@ async function readHistory(client: Client, workflowId: string, runId: string): P
         facts.lastPlan = plan;
         facts.lastReply = undefined;
         lastRequestEvent = String(event.eventId);
+      }
+    }
+    // A local model call (the default) leaves one marker: its reply, with the plan it was sent beside it.
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName === LOCAL_ACTIVITY_MARKER) {
+      const [data] = (await decodeHistoryPayloads(converter, marker.details?.data?.payloads)) as ({ activity_type?: string } | undefined)[];
+      if (data?.activity_type === 'callModelOnPlan') {
+        const [reply] = (await decodeHistoryPayloads(converter, marker.details?.result?.payloads)) as ({ content?: ContentBlockParam[]; sent?: StepPlan } | undefined)[];
+        if (reply?.sent) {
+          facts.lastPlan = reply.sent;
+          facts.lastReply = reply.content;
+          lastRequestEvent = undefined;
+        }
       }
     }
     const completed = event.activityTaskCompletedEventAttributes;

@@ -4,6 +4,7 @@ import type { Pool } from 'pg';
 import { nextFreeSeq } from '../db/transcript-log';
 import type { FailedRefund, InvestigationSettings } from '../schemas/investigation';
 import { deskNumbersOf } from './closed-run';
+import { workflowTaskTimeoutFor } from '../settings';
 import { ticketIdOf } from '../schemas/event';
 import { SA } from '../schemas/search-attributes';
 import { refundFailedSignal } from '../workflows/investigation-api';
@@ -48,6 +49,7 @@ export async function reportRefundFailure(
     workflowId: owner.workflowId,
     taskQueue: options.taskQueue,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    workflowTaskTimeout: workflowTaskTimeoutFor(options.settings),
     args: [{ ticketId, customerId: owner.customerId, settings: options.settings, ...(logFrom > 1 ? { logFrom } : {}), ...(deskFrom ? { deskFrom } : {}) }],
     signal: refundFailedSignal,
     signalArgs: [failure],
