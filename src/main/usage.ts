@@ -38,4 +38,4 @@ export const USAGE = `usage: casework <command>
   bench context [--json] | bench memory [--customers <n>] [--notes <n>] [--json]
   bench desk [--deliveries <n>] [--replies <n>] [--concurrency 1,8] [--json] | bench desk --storm [--deliveries <n per desk>] [--json]
   bench overhead [--steps <n>] [--repeats <n>] | bench history [--steps 30,200,500] [--breakdown] [--json]
-  bench capacity [--cases <n>] [--cache-size <n>] [--sample <n>] [--concurrency <n>] [--workers <n>] [--json]`;
+  bench capacity [--cases <n>] [--cache-size <n>] [--sample <n>] [--concurrency <n>] [--workers <n>] [--small-cache-only] [--json]`;

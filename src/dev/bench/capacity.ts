@@ -49,6 +49,8 @@ export interface CapacityOptions {
   concurrency?: number;
   /** Worker processes sharing the task queue (default 1); with more than one, only the small-cache run. */
   workers?: number;
+  /** Only the small-cache run, for one worker too (--small-cache-only): a long run at many cases takes half the time. */
+  smallCacheOnly?: boolean;
   json?: boolean;
 }
 
@@ -406,7 +408,7 @@ export async function runCapacityBench(config: Config, options: CapacityOptions)
     // The small cache first: its evicted cases are the point, and a long run may be cut short.
     // Several workers at the SDK's default cache would each hold gigabytes (2,310 workflows at
     // about 4 GB in one process): the fleet run is the small cache's only.
-    const caches: ('default' | number)[] = workers > 1 ? [cacheSize] : [cacheSize, 'default'];
+    const caches: ('default' | number)[] = workers > 1 || options.smallCacheOnly ? [cacheSize] : [cacheSize, 'default'];
     for (const cache of caches) {
       const run = await oneRun(ctx, cache, options.json ? () => undefined : out);
       runs.push(run);

@@ -30,6 +30,7 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
       cases: { type: 'string' },
       'cache-size': { type: 'string' },
       workers: { type: 'string' },
+      'small-cache-only': { type: 'boolean' },
       sample: { type: 'string' },
       breakdown: { type: 'boolean' },
       concurrency: { type: 'string' },
@@ -78,6 +79,7 @@ export async function benchCommand(args: string[], config: Config, out: Out): Pr
       sample: count(values.sample, '--sample'),
       concurrency: count(values.concurrency, '--concurrency'),
       workers: count(values.workers, '--workers'),
+      smallCacheOnly: values['small-cache-only'],
       json: values.json,
     });
     return 0;
