@@ -129,3 +129,13 @@ for (const name of ['dispute-history.json', 'desk-denied-history.json', 'held-re
     await Worker.runReplayHistory(replayOptions(offline), readFixture(name), 'investigation-fixture');
   });
 }
+
+// Recorded by the build before the deprecating one: its markers say patched(), not deprecatePatch().
+// A run like it must have closed before this release rolls out; the drain check names such runs
+// (test/drain-check.test.ts reads this very history).
+test('the pre-versioning dispute history does not replay on this release: such a run must drain first', async () => {
+  await assert.rejects(Worker.runReplayHistory(replayOptions(offline), readFixture('pre-versioning-dispute-history.json'), 'investigation-fixture'), (error: Error) => {
+    assert.match(`${error.name}: ${error.message}`, /DeterminismViolation|nondetermin/i);
+    return true;
+  });
+});
