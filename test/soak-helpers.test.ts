@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { demoRows } from '../src/dev/demo-data/seed';
 import { cohortMessage, cohortOrderId, cohortRow } from '../src/dev/soak/cohorts';
 import { findInfrastructureText } from '../src/dev/soak/infra-text';
+import { parseFleetOptions } from '../src/dev/soak/fleet-options';
 import { parseSoakOptions } from '../src/dev/soak/options';
 import { seededRng } from '../src/dev/rng';
 
@@ -60,9 +61,79 @@ describe('soak options', () => {
     assert.throws(() => parseSoakOptions(['--investigations', '500']), /investigations/);
   });
 
+  it('reads every flag it takes, and refuses one it does not (the fleet soak\u2019s --cases)', () => {
+    const o = parseSoakOptions(
+      '--investigations 4 --kills 3 --outages 1 --outage-seconds 5-9 --cut-mode close --server-restarts 0 --server-down-seconds 2-3 --seed 9 --timeout 2.5 --keep --temporal-port 7001 --ui-port 8001 --proxy-port 17001 --postgres postgres://x/y'.split(
+        ' ',
+      ),
+    );
+    assert.deepEqual(o, {
+      investigations: 4,
+      cutMode: 'close',
+      kills: 3,
+      outages: 1,
+      outageSeconds: [5, 9],
+      serverRestarts: 0,
+      serverDownSeconds: [2, 3],
+      seed: 9,
+      timeoutMs: 150_000,
+      keep: true,
+      temporalPort: 7001,
+      uiPort: 8001,
+      proxyPort: 17001,
+      postgresUrl: 'postgres://x/y',
+    });
+    assert.throws(() => parseSoakOptions(['--cases', '3']), /--cases/);
+    assert.throws(() => parseSoakOptions(['--cut-mode', 'cut']), /--cut-mode must be reset, close or alternate/);
+    assert.throws(() => parseSoakOptions(['--timeout', '0']), /--timeout must be a positive number/);
+  });
+
   it('schedules the same faults for the same seed', () => {
     const a = seededRng(42);
     const b = seededRng(42);
     assert.deepEqual([a.next(), a.next(), a.next()], [b.next(), b.next(), b.next()]);
+  });
+});
+
+describe('fleet soak options', () => {
+  it('defaults to 15 cases over 90 s, 8 kills, outages of 10-20 s and a 15-minute bound, ignoring --fleet', () => {
+    assert.deepEqual(parseFleetOptions(['--fleet', '--seed', '7']), {
+      cases: 15,
+      spreadSeconds: 90,
+      kills: 8,
+      outageSeconds: [10, 20],
+      serverDownSeconds: [5, 10],
+      seed: 7,
+      timeoutMs: 900_000,
+      keep: false,
+      temporalPort: 7490,
+      uiPort: 8490,
+      postgresUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
+    });
+  });
+
+  it('reads every flag it takes, and refuses one it does not (the single soak\u2019s --investigations)', () => {
+    const o = parseFleetOptions(
+      '--fleet --cases 6 --spread 45 --kills 2 --outage-seconds 3 --server-down-seconds 1-4 --seed 11 --timeout 3 --keep --temporal-port 7002 --ui-port 8002 --postgres postgres://a/b'.split(
+        ' ',
+      ),
+    );
+    assert.deepEqual(o, {
+      cases: 6,
+      spreadSeconds: 45,
+      kills: 2,
+      outageSeconds: [3, 3],
+      serverDownSeconds: [1, 4],
+      seed: 11,
+      timeoutMs: 180_000,
+      keep: true,
+      temporalPort: 7002,
+      uiPort: 8002,
+      postgresUrl: 'postgres://a/b',
+    });
+    assert.throws(() => parseFleetOptions(['--investigations', '3']), /--investigations/);
+    assert.throws(() => parseFleetOptions(['--spread', '10']), /--spread must be at least 30 seconds/);
+    assert.throws(() => parseFleetOptions(['--cases', '0']), /--cases must be at least 1/);
+    assert.throws(() => parseFleetOptions(['--kills', 'many']), /--kills must be a whole number/);
   });
 });

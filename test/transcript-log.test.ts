@@ -140,11 +140,11 @@ describe('transcript log', () => {
       };
     }
     const says = (value: string): ModelReply['content'] => [{ type: 'text', text: value, citations: null }];
-    const planFor = (workflowId: string, replySeq: number): StepPlan => ({
-      workflowId,
+    const planFor = (replySeq: number): StepPlan => ({
+      v: 2,
       entries: [{ seq: 1, kind: 'message', role: 'user', body: { type: 'text', text: 'Where is my parcel 5102?' }, tokens: 7 }],
-      layout: [{ role: 'user', seqs: [1] }],
-      clearedIds: [],
+      layout: encodeLayout([{ role: 'user', seqs: [1] }]),
+      cleared: '',
       context: { memory: null, agentNotes: null, caseNotes: null },
       replySeq,
       max_tokens: 64,
@@ -157,7 +157,7 @@ describe('transcript log', () => {
       const workflowId = unique('investigation');
       const model = countingModel(says('Your parcel 5102 was left at Block B.'), says('A different answer the second time.'));
       const { callModelOnPlan } = createTranscriptActivities({ model, log });
-      const plan = planFor(workflowId, 2);
+      const plan = planFor(2);
       const first = await asActivity(workflowId, 'run-1', '7', 1, () => callModelOnPlan(plan));
       const retried = await asActivity(workflowId, 'run-1', '7', 2, () => callModelOnPlan(plan));
       assert.equal(model.asked(), 1, 'the retry did not ask the model');
@@ -175,13 +175,13 @@ describe('transcript log', () => {
       const workflowId = unique('investigation');
       const model = countingModel([], says('Delivered on 12 October.'), says('Delivered on 12 October, as before.'));
       const { callModelOnPlan } = createTranscriptActivities({ model, log });
-      const plan = planFor(workflowId, 2);
+      const plan = planFor(2);
       const empty = await asActivity(workflowId, 'run-1', '7', 1, () => callModelOnPlan(plan));
       assert.deepEqual(empty.content, [], 'an empty reply writes no blocks, so the next call starts at the same number');
       const next = await asActivity(workflowId, 'run-1', '9', 1, () => callModelOnPlan(plan));
       assert.deepEqual(next.content, says('Delivered on 12 October.'));
       assert.equal(model.asked(), 2, 'the next call was not answered with the empty reply kept before it');
-      const recovered = await asActivity(workflowId, 'run-2', '7', 1, () => callModelOnPlan(planFor(workflowId, 3)));
+      const recovered = await asActivity(workflowId, 'run-2', '7', 1, () => callModelOnPlan(planFor(3)));
       assert.equal(model.asked(), 3, 'a new run (recovered, reopened, continued as new) is never answered from an old run');
       assert.equal(recovered.id, 'msg_3');
     });
@@ -199,7 +199,7 @@ describe('transcript log', () => {
       assert.deepEqual(await log.keepReply(call, 4, reply), reply);
       assert.deepEqual(await log.keepReply(call, 4, { ...reply, id: 'msg_later' }), reply, 'the first reply kept wins over a racing attempt');
       const { callModelOnPlan } = createTranscriptActivities({ model: { label: 'none', offline: true, create: async () => assert.fail('the model is not asked') }, log });
-      assert.deepEqual(await asActivity(workflowId, 'run-1', '4', 2, () => callModelOnPlan(planFor(workflowId, 4))), reply);
+      assert.deepEqual(await asActivity(workflowId, 'run-1', '4', 2, () => callModelOnPlan(planFor(4))), reply);
       const [block] = await log.read(workflowId, [4]);
       assert.deepEqual(block!.body, { type: 'text', text: 'Kept before the blocks.' });
       assert.equal(await log.replyOf({ ...call, activityId: '5' }), undefined, 'a call not answered has no kept reply');
@@ -256,7 +256,7 @@ describe('transcript log', () => {
   test('a plan naming entries the worker cannot read fails clearly without a log', async () => {
     const { callModelOnPlan } = createTranscriptActivities({ model: { label: 'none', offline: true, create: async () => assert.fail('no call') } });
     await assert.rejects(
-      callModelOnPlan({ workflowId: 'w', entries: [], layout: [], clearedIds: [], context: { memory: null, agentNotes: null, caseNotes: null }, replySeq: 1, max_tokens: 10 }),
+      callModelOnPlan({ v: 2, entries: [], layout: '', cleared: '', context: { memory: null, agentNotes: null, caseNotes: null }, replySeq: 1, max_tokens: 10 }),
       /no transcript log/,
     );
   });

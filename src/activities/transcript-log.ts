@@ -38,9 +38,8 @@ async function entriesOf(log: TranscriptLog, workflowId: string, entries: readon
   return new Map(read.map((e) => [e.seq, e]));
 }
 
-/** The investigation a plan is for: named in the first shape, the activity's own in the compact one. */
-function workflowOf(plan: StepPlan | CompactionPlan): string {
-  if (plan.v !== 2) return plan.workflowId;
+/** The investigation a plan is for: the activity's own (a plan names none). */
+function workflowOf(): string {
   const workflowId = Context.current().info.workflowExecution?.workflowId;
   if (!workflowId) throw new BadInputError('a compact plan names no investigation: it runs only as an activity of the investigation it is for');
   return workflowId;
@@ -92,7 +91,7 @@ async function askModel(deps: { model: Model; mcp?: McpTools }, log: TranscriptL
 /** What compaction returns: the new case notes and what the model call cost. */
 type Compacted = { notes: CaseNotes; usage: TokenUsage };
 
-/** Reads what a compaction plan summarises from the log, asks the model, and keeps the result under the call (compact shape). */
+/** Reads what a compaction plan summarises from the log, asks the model, and keeps the result under the call. */
 async function summarise(
   compact: (input: { messages: MessageParam[]; previous: CaseNotes | null }) => Promise<Compacted>,
   log: TranscriptLog,
@@ -101,11 +100,11 @@ async function summarise(
   call: ReplyKey | undefined,
 ): Promise<Compacted> {
   const layout = planLayout(plan);
-  const previousSeq = plan.v === 2 ? plan.previousSeq : null;
+  const { previousSeq } = plan;
   const entries = await entriesOf(log, workflowId, plan.entries, [...layoutSeqs(layout), ...(previousSeq === null ? [] : [previousSeq])]);
   const previous = previousSeq === null ? (plan.previous ?? null) : (entries.get(previousSeq)?.body as CaseNotes);
   const result = await compact({ messages: messagesOfLayout(layout, entries), previous });
-  return call && plan.v === 2 ? writePatiently(() => log.keepReply(call, plan.notesSeq, result)) : result;
+  return call ? writePatiently(() => log.keepReply(call, plan.notesSeq, result)) : result;
 }
 
 /** Builds the model step and compaction activities over the transcript log. */
@@ -120,7 +119,7 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
      */
     async callModelOnPlan(plan: StepPlan): Promise<ModelReply & { sent?: StepPlan }> {
       const log = need(deps.log);
-      const workflowId = workflowOf(plan);
+      const workflowId = workflowOf();
       const call = modelCall();
       const kept = await keptAnswer<ModelReply>(log, call, 'model reply', (r) => ({ replySeq: plan.replySeq, stop_reason: r.stop_reason }));
       const reply = kept ?? (await askModel(deps, log, workflowId, plan, call?.key));
@@ -136,17 +135,16 @@ export function createTranscriptActivities(deps: { model: Model; log?: Transcrip
     },
 
     /**
-     * Compaction from its plan: the messages it summarises read from the log. In the compact
-     * shape the result is kept under this model call like a step's reply, so a retry after a
-     * lost completion returns it instead of asking the model to summarise again.
+     * Compaction from its plan: the messages it summarises read from the log. The result is
+     * kept under this model call like a step's reply, so a retry after a lost completion returns
+     * it instead of asking the model to summarise again.
      */
     async compactFromLog(plan: CompactionPlan) {
       const log = need(deps.log);
-      const workflowId = workflowOf(plan);
-      const call = plan.v === 2 ? modelCall() : undefined;
-      const kept = await keptAnswer<Compacted>(log, call, 'compaction', () => ({ notesSeq: plan.v === 2 ? plan.notesSeq : null }));
+      const workflowId = workflowOf();
+      const call = modelCall();
+      const kept = await keptAnswer<Compacted>(log, call, 'compaction', () => ({ notesSeq: plan.notesSeq }));
       const result = kept ?? (await summarise(compactConversation, log, workflowId, plan, call?.key));
-      if (plan.v !== 2) return result;
       // The notes are written here, once: a retry whose model wrote other notes returns the ones already stored, so the log and the workflow agree.
       const [stored] = await writePatiently(() => log.write(workflowId, [{ seq: plan.notesSeq, kind: 'case_notes', body: result.notes, tokens: 0 }], 'keep-stored'));
       return stored ? { ...result, notes: stored.body as CaseNotes } : result;

@@ -1,22 +1,31 @@
 import type { Client } from '@temporalio/client';
 import { SA } from '../schemas/search-attributes';
 import { runInput } from './case-status';
+import { patchMarkers, strandingPatches } from './removed-patches';
 
 // Before a release that removes a way of running from the workflow code, the runs recorded in
-// that way must have closed: their histories would not replay. The retired in-workflow transcript
-// is recorded in each run's input: a run started with it has settings without historyByReference
-// (continue-as-new carries the settings, so a long case's current run says how it began). The
-// input is encrypted, so this reads it through the client's data converter: the only way to tell
-// without the keys is the coarser StartTime filter in docs/deploy.md.
+// that way must have closed: their histories would not replay. Two ways are checked, on each
+// running investigation's current run (continue-as-new starts a new history and carries the
+// settings, so a long case's current run is what its next workflow task replays):
+// - the retired in-workflow transcript, recorded in the run's input: settings without
+//   historyByReference. The input is encrypted, so this reads it through the client's data
+//   converter: the only way to tell without the keys is the coarser StartTime filter in
+//   docs/deploy.md;
+// - a patch this release removed, recorded by patched() rather than deprecatePatch(): the run
+//   began on a build from before the deprecating one (removed-patches.ts).
 
-/** A running investigation whose current run keeps its transcript in the workflow. */
-export interface InWorkflowTranscriptRun {
+/** A running investigation whose current run would not replay on this release, and why. */
+export interface UndrainedRun {
   workflowId: string;
   runId: string;
   /** When the current run began (ISO). */
   startedAt: string;
   /** The case status its search attributes show, when set. */
   status?: string;
+  /** It keeps its transcript in the workflow (the retired mode). */
+  inWorkflowTranscript: boolean;
+  /** The removed patches whose markers its history recorded without the deprecated flag. */
+  patches: string[];
 }
 
 /** The visibility query for running investigations, on one task queue when given. */
@@ -25,14 +34,18 @@ export function runningInvestigationsQuery(taskQueue?: string): string {
   return `WorkflowType="investigation" AND ExecutionStatus="Running"${queue}`;
 }
 
-/** The running investigations (on `taskQueue`, or all) whose current run began in the retired in-workflow transcript mode. */
-export async function inWorkflowTranscriptRuns(client: Client, options: { taskQueue?: string } = {}): Promise<InWorkflowTranscriptRun[]> {
-  const found: InWorkflowTranscriptRun[] = [];
+/** The running investigations (on `taskQueue`, or all) whose current run would not replay on this release. */
+export async function undrainedRuns(client: Client, options: { taskQueue?: string } = {}): Promise<UndrainedRun[]> {
+  const found: UndrainedRun[] = [];
   for await (const execution of client.workflow.list({ query: runningInvestigationsQuery(options.taskQueue), pageSize: 100 })) {
-    const input = await runInput(client, { workflowId: execution.workflowId, runId: execution.runId, taskQueue: execution.taskQueue, state: 'running' });
-    if (input?.settings?.historyByReference === true) continue;
+    const run = { workflowId: execution.workflowId, runId: execution.runId };
+    const input = await runInput(client, { ...run, taskQueue: execution.taskQueue, state: 'running' });
+    const history = await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+    const patches = strandingPatches(await patchMarkers(client.options.loadedDataConverter, history.events ?? []));
+    const inWorkflowTranscript = input?.settings?.historyByReference !== true;
+    if (!inWorkflowTranscript && patches.length === 0) continue;
     const status = execution.typedSearchAttributes.get(SA.status);
-    found.push({ workflowId: execution.workflowId, runId: execution.runId, startedAt: execution.startTime.toISOString(), ...(status ? { status } : {}) });
+    found.push({ ...run, startedAt: execution.startTime.toISOString(), ...(status ? { status } : {}), inWorkflowTranscript, patches });
   }
   return found;
 }

@@ -2,7 +2,7 @@ import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resource
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { withoutCacheMarks } from '../context/cache-breakpoints';
-import { layoutOfPlan, PlanEncodingError } from '../context/plan-encoding';
+import { decodeLayout, PlanEncodingError } from '../context/plan-encoding';
 import { layoutSeqs, messagesOfLayout } from '../context/references';
 import { textOfMessages } from '../context/transcript';
 import { MissingEntryError, type TranscriptLog } from '../db/transcript-log';
@@ -133,13 +133,13 @@ async function readHistory(client: Client, workflowId: string, runId: string): P
 /**
  * The messages a by-reference step plan names, read back from the transcript log (the plan's own
  * new entries first: the step may have stopped before its activity wrote them). Undefined when
- * the log no longer holds them or the plan does not decode; a log that cannot be reached now
+ * the log no longer holds them or the plan does not decode (as one of the retired first shape does not); a log that cannot be reached now
  * throws, so the delivery is retried rather than the conversation dropped.
  */
 export async function requestOfPlan(log: TranscriptLog, workflowId: string, plan: StepPlan): Promise<MessageParam[] | undefined> {
   let layout;
   try {
-    layout = layoutOfPlan(plan);
+    layout = decodeLayout(plan.layout);
   } catch (error) {
     if (error instanceof PlanEncodingError) return undefined;
     throw error;

@@ -31,14 +31,14 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isSeq = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v > 0;
 
-/** A step plan, in either shape: the entries to write, the layout, the context blocks and where the reply goes. */
+/** A step plan: the entries to write, the layout, the context blocks and where the reply goes (one of the retired first shape is shown as it is). */
 function isStepPlan(v: Json): v is Json & StepPlan {
-  return Array.isArray(v.entries) && isObject(v.context) && isSeq(v.replySeq) && (typeof v.layout === 'string' || Array.isArray(v.layout));
+  return Array.isArray(v.entries) && isObject(v.context) && isSeq(v.replySeq) && typeof v.layout === 'string';
 }
 
-/** A compaction plan, in either shape. */
+/** A compaction plan. */
 function isCompactionPlan(v: Json): v is Json & CompactionPlan {
-  return Array.isArray(v.entries) && (typeof v.layout === 'string' || Array.isArray(v.layout)) && v.replySeq === undefined && ('notesSeq' in v || 'previous' in v);
+  return Array.isArray(v.entries) && typeof v.layout === 'string' && v.replySeq === undefined && isSeq(v.notesSeq);
 }
 
 /** A tool activity's outcome that wrote its result to the log: a preview and the entry. */
@@ -114,7 +114,7 @@ function expandCompactionPlan(plan: Json & CompactionPlan, source: EntrySource):
   if (source.erasedOn) return { summarised: erasedText(source.erasedOn), plan };
   try {
     const entries = withPlanEntries(plan, source.entries);
-    const previous = plan.v === 2 && plan.previousSeq !== null ? (entries.get(plan.previousSeq)?.body ?? null) : (plan.previous ?? null);
+    const previous = plan.previousSeq !== null ? (entries.get(plan.previousSeq)?.body ?? null) : (plan.previous ?? null);
     return { summarised: messagesOfLayout(planLayout(plan), entries), previous_notes: previous, plan };
   } catch (error) {
     return { summarised: `not rebuilt: ${(error as Error).message}`, plan };

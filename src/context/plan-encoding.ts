@@ -1,6 +1,6 @@
-import type { CompactionPlan, LayoutMessage, StepPlan } from '../schemas/transcript-log';
+import type { LayoutMessage } from '../schemas/transcript-log';
 
-// The compact wire form of a step plan's numbers (patch `history-plan-compact`). Every plan
+// The compact wire form of a step plan's numbers. Every plan
 // goes into the history, so the live tail's layout and the cleared results travel as short
 // strings of entry numbers instead of arrays of objects and tool_use id strings. Numbers are
 // written as runs — the distance from the last number written, then `.count` when several
@@ -80,9 +80,4 @@ export function decodeLayout(text: string): LayoutMessage[] {
     prev = read.last;
   }
   return layout;
-}
-
-/** The live tail's layout a plan names, in either shape; a compact layout that does not decode is a PlanEncodingError. */
-export function layoutOfPlan(plan: StepPlan | CompactionPlan): LayoutMessage[] {
-  return plan.v === 2 ? decodeLayout(plan.layout) : plan.layout;
 }

@@ -4,7 +4,7 @@ import type { AgentNotes } from '../schemas/investigation';
 import type { CaseNotes } from '../schemas/case-notes';
 import type { CompactionPlan, LayoutMessage, LogEntry, StepPlan } from '../schemas/transcript-log';
 import { buildContext, type BuiltContext } from './build-context';
-import { decodeSeqs, layoutOfPlan, PlanEncodingError } from './plan-encoding';
+import { decodeLayout, decodeSeqs, PlanEncodingError } from './plan-encoding';
 import { layoutSeqs, messagesOfLayout } from './references';
 
 // The request a step plan stands for, rebuilt from the transcript log's entries. Pure: the model
@@ -21,8 +21,8 @@ function decoded<T>(decode: () => T, what: string): T {
   }
 }
 
-/** The live tail's layout a plan names, in either shape; a compact layout that does not decode is bad input. */
-export const planLayout = (plan: StepPlan | CompactionPlan): LayoutMessage[] => decoded(() => layoutOfPlan(plan), 'layout');
+/** The live tail's layout a plan names; a layout that does not decode (or a plan of the retired first shape) is bad input. */
+export const planLayout = (plan: StepPlan | CompactionPlan): LayoutMessage[] => decoded(() => decodeLayout(plan.layout), 'layout');
 
 /** Every entry a step's request reads: the live tail's blocks, then the context blocks' current versions. */
 export function stepPlanSeqs(plan: StepPlan): number[] {
@@ -30,9 +30,8 @@ export function stepPlanSeqs(plan: StepPlan): number[] {
   return [...layoutSeqs(planLayout(plan)), ...refs];
 }
 
-/** The tool_use ids of the cleared results: named in the first shape, by their entries (tool_result blocks) in the compact one. */
+/** The tool_use ids of the cleared results, which the plan names by their entries (tool_result blocks). */
 export function clearedIdsOf(plan: StepPlan, entries: ReadonlyMap<number, LogEntry>): string[] {
-  if (plan.v !== 2) return plan.clearedIds;
   return decoded(() => decodeSeqs(plan.cleared), 'cleared results').map((seq) => {
     const body = entries.get(seq)?.body as ToolResultBlockParam | undefined;
     if (body?.type !== 'tool_result') throw new BadInputError(`the plan clears entry ${seq}, which is not a tool result of this step's messages`);

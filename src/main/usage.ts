@@ -20,7 +20,7 @@ export const USAGE = `usage: casework <command>
   deny    <workflowId> --request <id> --approver <name> [--reason <text>]
   resume <workflowId> --by <name> [--note <text>]   a case that needs a person carries on
   reply  <workflowId> --by <name> --text <reply>     a person answers the customer of such a case
-  drain-check [--task-queue <q>] [--json]    running investigations that keep their transcript in the workflow (retired; docs/deploy.md)
+  drain-check [--task-queue <q>] [--json]    running investigations that would not replay on this release (docs/deploy.md)
   worker                                     run a worker (Temporal at TEMPORAL_ADDRESS)
   bundle <file>                              prebuild the workflow bundle (CASEWORK_WORKFLOW_BUNDLE)
   serve [--port <n>]                         run the ticket-event HTTP endpoint

@@ -62,14 +62,17 @@ export interface ContextRefs {
 /**
  * What the model activity is sent for one investigation step instead of the messages: entries
  * to write first (each reaches the log once), the live tail's layout, the cleared results, the
- * context blocks' versions, and where the reply's blocks go in the log. Two shapes: the first
- * (runs from before patch `history-plan-compact`, still accepted) and the compact one.
+ * context blocks' versions, and where the reply's blocks go in the log. The numbers travel
+ * compact (src/context/plan-encoding.ts), and no workflow id: the activity's own.
  */
-export type StepPlan = FullStepPlan | CompactStepPlan;
-
-/** The fields both shapes of a step plan share. */
-interface StepPlanBase {
+export interface StepPlan {
+  /** The shape, 2: the first one (objects and ids, from runs before the compact plan) is retired (docs/deploy.md). */
+  v: 2;
   entries: LogEntry[];
+  /** encodeLayout of the live tail. */
+  layout: string;
+  /** encodeSeqs of the cleared tool_result blocks' entries. */
+  cleared: string;
   context: ContextRefs;
   /** The reply's blocks are written at replySeq, replySeq + 1, … */
   replySeq: number;
@@ -81,44 +84,13 @@ interface StepPlanBase {
   mcp?: string;
 }
 
-/** The first shape: the layout as objects and the cleared results as tool_use ids. */
-export interface FullStepPlan extends StepPlanBase {
-  v?: undefined;
-  workflowId: string;
-  layout: LayoutMessage[];
-  clearedIds: string[];
-}
-
 /**
- * The compact shape (src/context/plan-encoding.ts): the layout as one string of runs, the
- * cleared results as the runs of their entries, and no workflow id (the activity's own).
+ * What the compaction activity is sent: entries to write first, the layout of the messages it
+ * summarises (encodeLayout), the previous notes by entry (or inline when the log has no copy),
+ * and the entry the new notes are written at.
  */
-export interface CompactStepPlan extends StepPlanBase {
-  v: 2;
-  /** encodeLayout of the live tail. */
-  layout: string;
-  /** encodeSeqs of the cleared tool_result blocks' entries. */
-  cleared: string;
-}
-
-/**
- * What the compaction activity is sent: entries to write first and the layout of the messages
- * it summarises, with the previous notes inline (first shape) or by entry (compact shape,
- * which also names where the activity writes the new notes).
- */
-export type CompactionPlan = FullCompactionPlan | CompactCompactionPlan;
-
-/** The first shape of a compaction plan. */
-export interface FullCompactionPlan {
-  v?: undefined;
-  workflowId: string;
-  entries: LogEntry[];
-  layout: LayoutMessage[];
-  previous: CaseNotes | null;
-}
-
-/** The compact shape: previous notes by entry (or inline when the log has no copy), and the entry the new notes are written at. */
-export interface CompactCompactionPlan {
+export interface CompactionPlan {
+  /** The shape, 2: the first one (previous notes always inline) is retired. */
   v: 2;
   entries: LogEntry[];
   layout: string;

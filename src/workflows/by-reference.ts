@@ -172,7 +172,6 @@ export function compacted(s: CarriedState, plan: CompactionPlan, split: number):
 
 /** The notes a compact plan's activity wrote at `notesSeq` are the current version: the next plan names them instead of sending them again. */
 export function notesLogged(s: CarriedState, plan: CompactionPlan, notes: CaseNotes): void {
-  if (plan.v !== 2) return;
   logState(s).context.caseNotes = { seq: plan.notesSeq, version: versionOf(notes) };
 }
 

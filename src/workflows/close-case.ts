@@ -1,5 +1,4 @@
-import { deprecatePatch, patched, ActivityFailure, condition, log } from '@temporalio/workflow';
-import { RETIRED_PATCHES } from './retired-patches';
+import { patched, ActivityFailure, condition, log } from '@temporalio/workflow';
 import { writeRetryMs } from './activities';
 import { resumeByItself } from './hand-off';
 import { countHandOff, recordCaseCost } from './case-metrics';
@@ -39,7 +38,6 @@ export async function closeCase(run: Run): Promise<void> {
         await flushDeskPosts(run);
       }
       // Tried again on a timer; once the write succeeds the case carries on by itself.
-      deprecatePatch(RETIRED_PATCHES.closeRetries);
       waiting = true;
       await condition(() => run.s.awaiting === 'model', writeRetryMs(run.settings));
     }

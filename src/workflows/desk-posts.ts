@@ -1,5 +1,4 @@
-import { deprecatePatch, ActivityFailure, log, upsertSearchAttributes } from '@temporalio/workflow';
-import { RETIRED_PATCHES } from './retired-patches';
+import { ActivityFailure, log, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DeskNote } from './desk-notes';
 import { parseDeskTicketId } from '../schemas/desk-ticket';
 import type { CaseState } from '../schemas/case-state';
@@ -27,11 +26,7 @@ export function emptyOutbox(): DeskOutbox {
 export function startDeskPosts(run: Run, input: Pick<InvestigationInput, 'ticketId' | 'settings' | 'deskFrom'>): void {
   const ref = parseDeskTicketId(input.ticketId);
   // A ticket from POST /events posts whenever the worker has the generic webhook: the worker, which posts, decides.
-  if (!ref) {
-    deprecatePatch(RETIRED_PATCHES.deskPostsWorkerDecides);
-    run.deskIfConfigured = true;
-  }
-  deprecatePatch(RETIRED_PATCHES.deskPosts);
+  if (!ref) run.deskIfConfigured = true;
   run.postsToDesk = true;
   // A run over closed ones numbers its posts after theirs (a post's number is part of its key).
   if (input.deskFrom && !run.s.desk) run.s.desk = { ...emptyOutbox(), replies: input.deskFrom.replies, notes: input.deskFrom.notes };

@@ -1,5 +1,4 @@
-import { deprecatePatch, ActivityFailure, allHandlersFinished, condition, continueAsNew, log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
-import { RETIRED_PATCHES } from './retired-patches';
+import { ActivityFailure, allHandlersFinished, condition, continueAsNew, log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import { appendAssistant, appendUserText } from '../context/replies';
 import { customerText } from '../context/transcript';
 import type { InboxMessage, InvestigationInput, InvestigationStatus } from '../schemas/investigation';
@@ -36,15 +35,9 @@ export async function investigation(input: InvestigationInput): Promise<Investig
     settings,
     acts: activitiesFor(settings),
   };
-  // Every run keeps its transcript in the transcript log (the in-workflow mode is retired: docs/deploy.md).
-  deprecatePatch(RETIRED_PATCHES.historyByReference);
   // A run started over a closed one numbers its entries after what the earlier runs wrote (the input says from where).
   logState(run.s, input.logFrom);
-  deprecatePatch(RETIRED_PATCHES.planCompact);
-  if (settings.cacheSchedule) {
-    deprecatePatch(RETIRED_PATCHES.cacheSchedule);
-    run.cacheSchedule = settings.cacheSchedule;
-  }
+  if (settings.cacheSchedule) run.cacheSchedule = settings.cacheSchedule;
   const { id, s, acts } = run;
   let closeRequested = false;
   let stepsThisRun = 0;
@@ -181,10 +174,7 @@ export async function investigation(input: InvestigationInput): Promise<Investig
   resolveOnClose(run);
   await closeCase(run);
   // A case casework closes (the follow-up window passed) closes the desk ticket too; one the desk closed is left as the desk set it.
-  if (!closeRequested && run.postsToDesk) {
-    deprecatePatch(RETIRED_PATCHES.deskClose);
-    queueNote(run, caseClosedNote());
-  }
+  if (!closeRequested && run.postsToDesk) queueNote(run, caseClosedNote());
   await postToDesk();
   publish(id, s, true);
   return statusOf(id, s);

@@ -1,5 +1,4 @@
-import { deprecatePatch, ActivityFailure, ApplicationFailure, condition, getExternalWorkflowHandle, log, setHandler, upsertMemo } from '@temporalio/workflow';
-import { RETIRED_PATCHES } from './retired-patches';
+import { ActivityFailure, ApplicationFailure, condition, getExternalWorkflowHandle, log, setHandler, upsertMemo } from '@temporalio/workflow';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import type { RefundRequestResult } from '../activities/tools/refunds';
 import { highestSeq } from '../context/log-messages';
@@ -119,7 +118,6 @@ function filedRequest(outcome: TypedToolOutcome<RefundRequestResult> & { is_erro
 async function refundEvidence(run: Run, currency: string | undefined): Promise<string[]> {
   const { s } = run;
   if (!run.postsToDesk) return toolEvidence(s.transcript, { currency });
-  deprecatePatch(RETIRED_PATCHES.evidenceFromLog);
   try {
     return await run.acts.toolEvidenceFromLog({
       workflowId: run.id.workflowId,
@@ -295,7 +293,6 @@ export async function settleDecision(run: Run, decision: RefundDecision): Promis
     });
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
-    deprecatePatch(RETIRED_PATCHES.settleSurvivesOutage);
     return { blocked: `the ${decision.decision} decision on refund ${request.request_id} could not be recorded: ${why(error)}` };
   }
   let refund: DecisionNote['refund'] = null;
@@ -310,14 +307,10 @@ export async function settleDecision(run: Run, decision: RefundDecision): Promis
       outcome = await run.acts.tools.issue_refund.executeWithOptions({ ...run.acts.toolOptions, summary: `issue_refund: request ${request.request_id} (approved)` }, [call]);
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      deprecatePatch(RETIRED_PATCHES.settleSurvivesOutage);
       return { blocked: `the approved refund ${request.request_id} could not be paid yet: ${why(error)}` };
     }
     if (outcome.is_error) {
-      if (outcome.content.startsWith(LEDGER_REFUSAL)) {
-        deprecatePatch(RETIRED_PATCHES.orderLedger);
-        return refusedByLedger(run, decision, outcome.content);
-      }
+      if (outcome.content.startsWith(LEDGER_REFUSAL)) return refusedByLedger(run, decision, outcome.content);
       return { failed: `the approved refund ${request.request_id} could not be paid: ${outcome.content}` };
     }
     const paid = JSON.parse(outcome.content) as { refund_id: string; amount_cents: number; order_id: string; currency?: string; ledger?: OrderLedger };
@@ -335,14 +328,10 @@ export async function settleDecision(run: Run, decision: RefundDecision): Promis
         run,
         refundIssuedNote({ requestId: request.request_id, orderId: paid.order_id, amountCents: paid.amount_cents, currency: request.currency, approver: decision.approver }),
       );
-      if (paid.ledger) {
-        deprecatePatch(RETIRED_PATCHES.orderLedger);
-        await tellOtherCases(run, paid.ledger);
-      }
+      if (paid.ledger) await tellOtherCases(run, paid.ledger);
     }
   }
   if (decision.decision === 'denied' && run.postsToDesk) {
-    deprecatePatch(RETIRED_PATCHES.deskDeniedNote);
     queueNote(
       run,
       refundDeniedNote({

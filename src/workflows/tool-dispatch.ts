@@ -1,5 +1,4 @@
-import { deprecatePatch, ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import { RETIRED_PATCHES } from './retired-patches';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { applyNotesUpdate, renderNotes } from '../context/agent-notes';
 import { notesUpdateOf, notesUpdateProblems } from '../schemas/notes-update';
@@ -155,7 +154,6 @@ export async function runTools(run: Run, uses: readonly ToolUseBlock[], logSeqs:
     for (const [i, use] of uses.entries()) outcomes.push(await runTool(run, use, { logSeq: logSeqs[i] }));
     return outcomes;
   }
-  deprecatePatch(RETIRED_PATCHES.localReadTools);
   for (const group of sideBySideGroups(uses)) {
     const start = outcomes.length;
     outcomes.push(...(await Promise.all(group.map((use, j) => runTool(run, use, { local: true, logSeq: logSeqs[start + j] })))));

@@ -1,5 +1,4 @@
-import { deprecatePatch, ActivityFailure } from '@temporalio/workflow';
-import { RETIRED_PATCHES } from './retired-patches';
+import { ActivityFailure } from '@temporalio/workflow';
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { costOf } from '../context/accounting';
 import { contextManagementEdits } from '../context/clearing';
@@ -128,7 +127,6 @@ export async function afterReply(run: Run, reply: ModelReply, drainInbox: () => 
     case 'reply': {
       const leaks = publicReplyLeaks(plan.text);
       if (leaks.length) {
-        deprecatePatch(RETIRED_PATCHES.publicReplyCheck);
         const what = describeLeaks(leaks);
         queueNote(run, replyHeldNote({ what, text: plan.text }));
         handOff(run, 'reply_held', `${REPLY_HELD_REASON} because it showed the customer ${what}`);
