@@ -31,6 +31,9 @@ let zendesk: DeskStandin;
 let desk: TestWorker;
 // A short follow-up window: an answered case that hears nothing more is closed by casework.
 const closesSoon = settingsWith({ CASEWORK_FOLLOW_UP_WINDOW_SECONDS: '2' });
+// The committed histories before local model calls became the default were recorded with remote
+// ones; re-recording them keeps that shape, and the dispute is recorded in both.
+const closesSoonRemote = settingsWith({ CASEWORK_FOLLOW_UP_WINDOW_SECONDS: '2', CASEWORK_LOCAL_MODEL_CALLS: 'false' });
 
 before(async () => {
   db = await openTestDatabase({ seed: true });
@@ -77,7 +80,7 @@ async function deskCase(text: string, script: ScriptStep[]): Promise<string> {
   const workflowId = investigationId(event.ticketId);
   // Closing summarises the case into notes: the fake answers that with fixed notes.
   model.script(workflowId, { replies: script, purposes: { compact: () => json({ ...emptyCaseNotes(), order_ids: ['5102'], customer_problem: text }) } });
-  await deliverEvent(desk.client, desk.pool, event, { taskQueue: desk.taskQueue, settings: closesSoon });
+  await deliverEvent(desk.client, desk.pool, event, { taskQueue: desk.taskQueue, settings: closesSoonRemote });
   return workflowId;
 }
 
@@ -114,17 +117,23 @@ test('a reply held back because it showed internals replays deterministically', 
   }
 });
 
-test('a whole dispute, approved, paid and closed by casework after the follow-up window, replays deterministically', async () => {
-  const paused = await send(offline, example('dana-5102'), closesSoon);
-  await decideRefund(offline.client, paused.workflowId, { requestId: paused.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
-  await waitUntilSettled(offline.client, paused.workflowId, { afterStep: paused.step });
-  const done = await offline.client.workflow.getHandle(paused.workflowId).result();
-  assert.equal(done.status, 'closed');
-  assert.equal(done.refunds.length, 1);
-  await replayAndKeep(offline, paused.workflowId, 'dispute-history.json');
-});
+const disputes = [
+  { calls: 'remote model calls', settings: closesSoonRemote, fixture: 'dispute-history.json' },
+  { calls: 'local model calls, the default', settings: closesSoon, fixture: 'dispute-local-history.json' },
+];
 
-for (const name of ['dispute-history.json', 'desk-denied-history.json', 'held-reply-history.json']) {
+for (const { calls, settings, fixture } of disputes)
+  test(`a whole dispute, approved, paid and closed by casework after the follow-up window, replays deterministically (${calls})`, async () => {
+    const paused = await send(offline, example('dana-5102'), settings);
+    await decideRefund(offline.client, paused.workflowId, { requestId: paused.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
+    await waitUntilSettled(offline.client, paused.workflowId, { afterStep: paused.step });
+    const done = await offline.client.workflow.getHandle(paused.workflowId).result();
+    assert.equal(done.status, 'closed');
+    assert.equal(done.refunds.length, 1);
+    await replayAndKeep(offline, paused.workflowId, fixture);
+  });
+
+for (const name of ['dispute-history.json', 'dispute-local-history.json', 'desk-denied-history.json', 'held-reply-history.json']) {
   test(`the committed ${name} replays against the current code`, { skip: !hasFixture(name) && 'not recorded yet (CASEWORK_RECORD_HISTORY=1)' }, async () => {
     await Worker.runReplayHistory(replayOptions(offline), readFixture(name), 'investigation-fixture');
   });
