@@ -17,16 +17,22 @@ import { seededWorker } from './support/temporal';
 // The whole case in the Temporal web UI, as an operator reads it: the dev server's real UI in
 // Chromium, the real codec server (token required, the browser signed in with the cookie the
 // docs and docker-compose use), and a real investigation by reference whose history holds
-// previews and step plans. The UI shows each read-only tool's result in its Local Activity
-// marker (MarkerRecorded details, which it decodes), and each model step's input; decoded for
-// display, both read whole. Screenshots go to test-artifacts/ (git-ignored):
+// previews and step plans. Read-only tools and model calls run as local activities (the
+// default), so each leaves one Local Activity marker row (MarkerRecorded; its activity type is
+// in the clear, its summary and result are not) and the UI shows the marker's details decoded:
+// a tool's result whole, and a model step's reply with the plan it was sent (a local call's input
+// is not recorded) expanded into the messages it sent. Screenshots go to test-artifacts/ (git-ignored):
 //   ui-case-signed-out.png   token mode before signing in: ciphertext, every call refused
 //   ui-case-tool-result.png  a get_tracking_events result, whole, in its Local Activity marker
-//   ui-case-model-step.png   the last model step's input: the system prompt by name, the memory block
-//   ui-case-model-step-cleared.png  the same input further down: the lean tail with cleared stubs
+//   ui-case-model-step.png   the last model step's marker details: sent_to_the_model, the system prompt by name
+//   ui-case-model-step-cleared.png  the same details further down: the lean tail with cleared stubs
 //   ui-case-signed-in.png    token mode after signing in at the codec server: decoded
 
 const TOKEN = 'codec-case-token-0123456789abcdef';
+/** The model activity's type, which a model step's Local Activity marker row shows. */
+const MODEL_STEP = 'callModelOnPlan';
+/** The summary the UI shows on the drill's tracking reads' marker rows, decoded. */
+const TOOL_SUMMARY = /^get_tracking_events: order 5102, page \d$/;
 const DRILL_STEPS = 15;
 const ctx = seededWorker();
 let browser: Browser;
@@ -55,14 +61,14 @@ async function signIn(page: Page): Promise<void> {
     .waitFor();
 }
 
-/** Opens the case's event history and waits until its rows show decoded payloads (a model reply's id is never in ciphertext). */
+/** Opens the case's event history and waits until its rows show decoded: a tool call's summary (user metadata) is never in ciphertext. */
 async function openDecoded(page: Page): Promise<void> {
   await page.goto(historyUrl);
-  await page
-    .getByText(/msg_off_/)
-    .first()
-    .waitFor();
+  await page.getByText(TOOL_SUMMARY).first().waitFor();
 }
+
+/** The history's rows for model steps, newest first: each step's Local Activity marker, which names the activity type in the clear. */
+const modelStepRows = (page: Page): Locator => page.locator('tr[data-testid="event-summary-row"]', { hasText: 'Local Activity' }).filter({ hasText: MODEL_STEP });
 
 /** The read-only code block labelled `label` ("Input", "Details") that holds `text`: the expanded event's, not the workflow's own input above. */
 const codeBlock = (page: Page, label: string, text: string): Locator => page.locator(`.cm-content[aria-label="${label}"]`, { hasText: text }).first();
@@ -134,16 +140,14 @@ describe('the whole case in the Temporal web UI, through the codec server', { sk
       const page = await context.newPage();
       page.setDefaultTimeout(60_000);
       await page.goto(historyUrl);
-      await page
-        .getByText(/Activity Task Completed/)
-        .first()
-        .waitFor();
+      // The rows are there (a marker's name and activity type are in the clear); their summaries and results are not.
+      await modelStepRows(page).first().waitFor();
       for (let waited = 0; refusals.length === 0 && waited < 30_000; waited += 200) await new Promise((r) => setTimeout(r, 200));
       await page.screenshot({ path: join(ARTIFACTS, 'ui-case-signed-out.png') });
       assert.ok(refusals.length > 0, 'the UI called the codec server');
       assert.deepEqual([...new Set(refusals.map((r) => `${r.reason} ${r.status}`))], ['credential_missing 401']);
       assert.match(refusals[0]!.detail, /sign in at this server's \/sign-in page/);
-      assert.doesNotMatch(await page.locator('main').innerText(), /msg_off_|cust_dana|drill/);
+      assert.doesNotMatch(await page.locator('main').innerText(), /msg_off_|cust_dana|drill|order 5102/);
 
       await signIn(page);
       await openDecoded(page);
@@ -162,10 +166,7 @@ describe('the whole case in the Temporal web UI, through the codec server', { sk
       await signIn(page);
       await openDecoded(page);
       // Newest first: the first marker on the page is the drill's last tracking read.
-      await page
-        .getByText(/^get_tracking_events: order 5102, page \d$/)
-        .first()
-        .click();
+      await page.getByText(TOOL_SUMMARY).first().click();
       const details = codeBlock(page, 'Details', '"activity_type": "get_tracking_events"');
       // Handles, not locators: once scrolled, the text a locator is found by may be out of view.
       const block = await details.elementHandle();
@@ -188,20 +189,22 @@ describe('the whole case in the Temporal web UI, through the codec server', { sk
       page.setDefaultTimeout(60_000);
       await signIn(page);
       await openDecoded(page);
-      // Newest first: the last model step, after the clearing batches and the drill's notes.
-      await page.getByText('callModelOnPlan', { exact: true }).first().click();
-      const input = codeBlock(page, 'Input', 'sent_to_the_model');
+      // Newest first: the last model step's marker, after the clearing batches and the drill's notes.
+      await modelStepRows(page).first().click();
+      const details = codeBlock(page, 'Details', `"activity_type": "${MODEL_STEP}"`);
       // Handles, not locators: once scrolled, the text a locator is found by may be out of view.
-      const block = await input.elementHandle();
-      const editor = await page.locator('.cm-editor', { has: input }).elementHandle();
-      const shown = await editorText(page, block);
+      const block = await details.elementHandle();
+      const editor = await page.locator('.cm-editor', { has: details }).elementHandle();
+      const shown = await editorText(page, block, '"sent_to_the_model"');
       writeFileSync(join(ARTIFACTS, 'ui-case-model-step.json'), shown);
       await editor.screenshot({ path: join(ARTIFACTS, 'ui-case-model-step.png') });
       await editorText(page, block, STUB);
       await editor.screenshot({ path: join(ARTIFACTS, 'ui-case-model-step-cleared.png') });
-      const sent = (
-        JSON.parse(shown) as { sent_to_the_model: { system: { text: string }[]; messages: { role: string; content: { type: string; text?: string; content?: unknown }[] }[] } }
-      ).sent_to_the_model;
+      // A local call's input is not in its marker: its reply names the plan it was sent, which the codec server expands.
+      type Sent = { sent_to_the_model: { system: { text: string }[]; messages: { role: string; content: { type: string; text?: string; content?: unknown }[] }[] } };
+      const marker = JSON.parse(shown) as { data: { payloads: { activity_type: string }[] }; result: { payloads: { sent: Sent }[] } };
+      assert.equal(marker.data.payloads[0]!.activity_type, MODEL_STEP);
+      const sent = marker.result.payloads[0]!.sent.sent_to_the_model;
       assert.equal(sent.system[0]!.text, SYSTEM_PROMPT_SHOWN, 'the system prompt by name');
       const first = sent.messages[0]!.content.map((b) => b.text ?? '').join('\n');
       assert.match(first, /^<customer_memory>/, 'the memory block leads the first message');
