@@ -118,13 +118,14 @@ test('a reply held back because it showed internals replays deterministically', 
 });
 
 const disputes = [
-  { calls: 'remote model calls', settings: closesSoonRemote, fixture: 'dispute-history.json' },
-  { calls: 'local model calls, the default', settings: closesSoon, fixture: 'dispute-local-history.json' },
+  { calls: 'remote model calls', example: 'dana-5102', settings: closesSoonRemote, fixture: 'dispute-history.json' },
+  // Another order: the first dispute refunds order 5102 in full, and the ledger refuses a second refund of it.
+  { calls: 'local model calls, the default', example: 'double-charge', settings: closesSoon, fixture: 'dispute-local-history.json' },
 ];
 
-for (const { calls, settings, fixture } of disputes)
+for (const { calls, example: name, settings, fixture } of disputes)
   test(`a whole dispute, approved, paid and closed by casework after the follow-up window, replays deterministically (${calls})`, async () => {
-    const paused = await send(offline, example('dana-5102'), settings);
+    const paused = await send(offline, example(name), settings);
     await decideRefund(offline.client, paused.workflowId, { requestId: paused.pendingApproval!.request_id, decision: 'approved', approver: 'support-lead' });
     await waitUntilSettled(offline.client, paused.workflowId, { afterStep: paused.step });
     const done = await offline.client.workflow.getHandle(paused.workflowId).result();
