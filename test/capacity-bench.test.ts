@@ -82,7 +82,7 @@ describe('casework bench capacity', { skip: !baseUrl && 'needs DATABASE_URL: the
       /^ {2}where a follow-up's time went \(history event times/,
       /^ {2}send → reply at the desk +[\d.]+\/[\d.]+/,
       /^ {2}target: RSS grows sub-linearly once the cache is full — /,
-      /^ {2}target: an evicted workflow resumes with p95 ≤ 250 ms of orchestration on top of the model's own time — /,
+      /^ {2}target: an evicted workflow resumes with p95 ≤ 150 ms of orchestration on top of the model's own time — /,
     ])
       assert.equal(lines.filter((l) => pattern.test(l)).length, 2, `${pattern} in both tables:\n${lines.join('\n')}`);
     assert.equal(lines.filter((l) => /^ {2}evicted \(replayed\) +\d+ +1 /.test(l)).length >= 1, true);
