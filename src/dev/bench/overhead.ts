@@ -68,7 +68,7 @@ export interface WorkerSummary {
 export const OVERHEAD_WAYS = {
   before: 'remote model calls, no eager dispatch (before)',
   eager: 'remote model calls, eager dispatch',
-  local: 'eager, local model calls (after)',
+  local: 'eager, local model calls (after: the default)',
   traced: 'same as after, tracing on',
   absent: 'same as after, tracing absent from the bundle',
 } as const;
