@@ -168,7 +168,9 @@ export function partsOf(events: readonly temporal.api.history.v1.IHistoryEvent[]
 
 async function runThroughWorker(way: WayRunner, db: LocalStack['db'], tag: string, steps: number): Promise<OverheadSample> {
   const event = exampleEvent('dana-5102', tag, { message: drillMessage(steps) });
-  const settings = { ...investigationSettings(way.config), ...(way.localModelCalls ? { localModelCalls: true as const } : {}) };
+  // Each way says how its model calls run, whatever the configuration's default.
+  const { localModelCalls: _default, ...configured } = investigationSettings(way.config);
+  const settings = { ...configured, ...(way.localModelCalls ? { localModelCalls: true as const } : {}) };
   const status = await deliverAndWait(way.client, db.app, event, { taskQueue: way.config.TEMPORAL_TASK_QUEUE, settings, timeoutMs: 600_000 });
   // Timed by the server's own clock, from the run's first event to its last (the workflow task that
   // published the reply), so the client's polling for the answer is not counted.
