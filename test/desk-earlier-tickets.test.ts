@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { zendeskEnv as zendeskStandinEnv } from './support/desk-stack';
 import { after, before, describe, test } from 'node:test';
 import { readTickets } from '../src/activities/tools/tickets';
 import { loadTickets } from '../src/activities/bulk-read';
@@ -56,10 +57,7 @@ before(async () => {
   intercom = await startIntercomStandin();
   zendeskEnv = {
     CASEWORK_DESKS: 'zendesk',
-    CASEWORK_ZENDESK_BASE_URL: zendesk.url,
-    CASEWORK_ZENDESK_EMAIL: zendesk.agent.email,
-    CASEWORK_ZENDESK_API_TOKEN: zendesk.agent.apiToken,
-    CASEWORK_ZENDESK_WEBHOOK_SECRET: zendesk.webhookSecret,
+    ...zendeskStandinEnv(zendesk),
     CASEWORK_ZENDESK_ORDER_FIELD_ID: String(DEMO_ZENDESK_ORDER_FIELD_ID),
   };
   freshdeskEnv = {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { zendeskEnv } from './support/desk-stack';
 import { after, before, describe, it } from 'node:test';
 import { decideRefund, deliverEvent, readStatus } from '../src/client/investigations';
 import { publicReplyLeaks } from '../src/context/public-reply';
@@ -44,10 +45,7 @@ before(async () => {
     env: {
       CASEWORK_DESKS: 'zendesk,intercom,freshdesk',
       CASEWORK_DESK_TIMEOUT_MS: '2000',
-      CASEWORK_ZENDESK_BASE_URL: zendesk.url,
-      CASEWORK_ZENDESK_EMAIL: zendesk.agent.email,
-      CASEWORK_ZENDESK_API_TOKEN: zendesk.agent.apiToken,
-      CASEWORK_ZENDESK_WEBHOOK_SECRET: zendesk.webhookSecret,
+      ...zendeskEnv(zendesk),
       CASEWORK_ZENDESK_HANDOFF_GROUP_ID: ZENDESK_GROUP,
       CASEWORK_INTERCOM_BASE_URL: intercom.url,
       CASEWORK_INTERCOM_ACCESS_TOKEN: intercom.accessToken,

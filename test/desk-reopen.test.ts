@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { zendeskEnv } from './support/desk-stack';
 import { after, before, test } from 'node:test';
 import { deliverEvent } from '../src/client/investigations';
 import type { Database } from '../src/db/pool';
@@ -34,10 +35,7 @@ before(async () => {
     env: {
       CASEWORK_DESKS: 'zendesk',
       CASEWORK_DESK_TIMEOUT_MS: '2000',
-      CASEWORK_ZENDESK_BASE_URL: zendesk.url,
-      CASEWORK_ZENDESK_EMAIL: zendesk.agent.email,
-      CASEWORK_ZENDESK_API_TOKEN: zendesk.agent.apiToken,
-      CASEWORK_ZENDESK_WEBHOOK_SECRET: zendesk.webhookSecret,
+      ...zendeskEnv(zendesk),
     },
   });
 });

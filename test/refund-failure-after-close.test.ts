@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { zendeskEnv } from './support/desk-stack';
 import { after, before, describe, test } from 'node:test';
 import { decideRefund, deliverEvent, readStatus } from '../src/client/investigations';
 import { demoCommerce } from '../src/commerce/demo';
@@ -53,10 +54,7 @@ before(async () => {
     env: {
       CASEWORK_DESKS: 'zendesk',
       CASEWORK_DESK_TIMEOUT_MS: '2000',
-      CASEWORK_ZENDESK_BASE_URL: zendesk.url,
-      CASEWORK_ZENDESK_EMAIL: zendesk.agent.email,
-      CASEWORK_ZENDESK_API_TOKEN: zendesk.agent.apiToken,
-      CASEWORK_ZENDESK_WEBHOOK_SECRET: zendesk.webhookSecret,
+      ...zendeskEnv(zendesk),
     },
   });
   server = await startServer({ client: tw.client, pool: db.app, config: { ...tw.config, CASEWORK_HTTP_OPEN: 'true' }, log: (entry) => logs.push(entry), payments }, 0);

@@ -23,6 +23,16 @@ export const FRESHDESK_TOKEN = 'freshdesk-token-for-tests-0123456789';
 export const ZENDESK_REQUESTER = 8447388090494;
 export const CUSTOMER = 'cust_dana';
 
+/** A worker's settings for the Zendesk stand-in: its address, the agent's credentials and the webhook secret. */
+export function zendeskEnv(standin: DeskStandin): Record<string, string> {
+  return {
+    CASEWORK_ZENDESK_BASE_URL: standin.url,
+    CASEWORK_ZENDESK_EMAIL: standin.agent.email,
+    CASEWORK_ZENDESK_API_TOKEN: standin.agent.apiToken,
+    CASEWORK_ZENDESK_WEBHOOK_SECRET: standin.webhookSecret,
+  };
+}
+
 /** What a test file gets: read inside tests. */
 export interface DeskStack {
   db: Database;
@@ -46,10 +56,7 @@ export function deskStack(options: { env?: Record<string, string>; settings?: Re
     stack.db = await openTestDatabase({ seed: true });
     stack.model = scriptedModel();
     const zendesk = {
-      CASEWORK_ZENDESK_BASE_URL: stack.standin.url,
-      CASEWORK_ZENDESK_EMAIL: stack.standin.agent.email,
-      CASEWORK_ZENDESK_API_TOKEN: stack.standin.agent.apiToken,
-      CASEWORK_ZENDESK_WEBHOOK_SECRET: stack.standin.webhookSecret,
+      ...zendeskEnv(stack.standin),
       CASEWORK_DESK_CUSTOMERS: `zendesk:${ZENDESK_REQUESTER}=${CUSTOMER},intercom:5d6a4c8e0e8a2b1c3d4e5f60=${CUSTOMER},freshdesk:priya@example.com=${CUSTOMER}`,
       CASEWORK_DESK_TIMEOUT_MS: '1000',
     };
