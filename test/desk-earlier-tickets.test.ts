@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { zendeskEnv as zendeskStandinEnv } from './support/desk-stack';
 import { after, before, describe, test } from 'node:test';
 import { readTickets } from '../src/activities/tools/tickets';
 import { loadTickets } from '../src/activities/bulk-read';
@@ -24,6 +23,7 @@ import { startFreshdeskStandin, type FreshdeskStandin } from '../src/dev/freshde
 import { startIntercomStandin, type IntercomStandin } from '../src/dev/intercom-standin';
 import { isTransient } from '../src/errors';
 import { openTestDatabase } from './support/db';
+import { zendeskEnv as zendeskStandinEnv } from './support/desk-stack';
 
 // get_earlier_tickets and review_tickets read the customer's earlier tickets from the desk the
 // ticket came from: the requester of the current ticket is found on the desk itself, their other

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { zendeskEnv } from './support/desk-stack';
 import { after, before, describe, it } from 'node:test';
 import { decideRefund, deliverEvent, readStatus } from '../src/client/investigations';
 import { publicReplyLeaks } from '../src/context/public-reply';
@@ -17,6 +16,7 @@ import { emptyCaseNotes } from '../src/schemas/case-notes';
 import { answer, calls, json, scriptedModel, toolUse, type ScriptedModel, type ScriptStep } from './support/scripted-model';
 import { settle } from './support/scripted-run';
 import { startTestWorker, type TestWorker } from './support/temporal';
+import { firstTicketIdOfFile, zendeskEnv } from './support/desk-stack';
 
 // The ticket lifecycle each desk documents, read back from the desks' stand-ins (test doubles of
 // Zendesk's, Intercom's and Freshdesk's APIs, as strict as their documentation): a real worker on
@@ -34,9 +34,9 @@ let tw: TestWorker;
 const settings = settingsWith({ CASEWORK_FOLLOW_UP_WINDOW_SECONDS: '2' });
 
 before(async () => {
-  zendesk = await startDeskStandin({ firstTicketId: 100_000 + Math.floor(Math.random() * 800_000) * 10 });
+  zendesk = await startDeskStandin({ firstTicketId: firstTicketIdOfFile() });
   intercom = await startIntercomStandin({ firstId: 100_000_000 + Math.floor(Math.random() * 800_000) * 100 });
-  freshdesk = await startFreshdeskStandin({ firstTicketId: 100_000 + Math.floor(Math.random() * 800_000) * 10 });
+  freshdesk = await startFreshdeskStandin({ firstTicketId: firstTicketIdOfFile() });
   db = await openTestDatabase({ seed: true });
   model = scriptedModel();
   tw = await startTestWorker({

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { zendeskEnv } from './support/desk-stack';
 import { after, before, test } from 'node:test';
 import { deliverEvent } from '../src/client/investigations';
 import type { Database } from '../src/db/pool';
@@ -11,6 +10,7 @@ import { answer, json, scriptedModel } from './support/scripted-model';
 import { settle } from './support/scripted-run';
 import { openTestDatabase } from './support/db';
 import { startTestWorker, type TestWorker } from './support/temporal';
+import { firstTicketIdOfFile, zendeskEnv } from './support/desk-stack';
 
 // A customer writes again on a Zendesk ticket whose case has closed. The reopened case is a new
 // run of the same workflow, and every desk post's idempotency key is the workflow id and the
@@ -27,7 +27,7 @@ let tw: TestWorker;
 const settings = settingsWith({ CASEWORK_FOLLOW_UP_WINDOW_SECONDS: '2' });
 
 before(async () => {
-  zendesk = await startDeskStandin({ firstTicketId: 100_000 + Math.floor(Math.random() * 800_000) * 10 });
+  zendesk = await startDeskStandin({ firstTicketId: firstTicketIdOfFile() });
   db = await openTestDatabase({ seed: true });
   tw = await startTestWorker({
     pool: db.app,

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { zendeskEnv } from './support/desk-stack';
 import { after, before, describe, test } from 'node:test';
 import { decideRefund, deliverEvent, readStatus } from '../src/client/investigations';
 import { demoCommerce } from '../src/commerce/demo';
@@ -20,6 +19,7 @@ import { answer, calls, json, scriptedModel, toolUse } from './support/scripted-
 import { settle, untilStatus } from './support/scripted-run';
 import { openTestDatabase, unique } from './support/db';
 import { startTestWorker, type TestWorker } from './support/temporal';
+import { firstTicketIdOfFile, zendeskEnv } from './support/desk-stack';
 
 // A refund Stripe accepted can fail days later, after casework has answered and the case has
 // closed. Its signed refund.failed event still reaches a person: the closed case is reopened by a
@@ -43,7 +43,7 @@ const logs: RequestLog[] = [];
 const settings = settingsWith({ CASEWORK_FOLLOW_UP_WINDOW_SECONDS: '2' });
 
 before(async () => {
-  zendesk = await startDeskStandin({ firstTicketId: 100_000 + Math.floor(Math.random() * 800_000) * 10 });
+  zendesk = await startDeskStandin({ firstTicketId: firstTicketIdOfFile() });
   stripe = await startStripeStandin();
   db = await openTestDatabase({ seed: true });
   payments = createStripeProvider({ secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiBase: stripe.url, timeoutMs: 5_000, maxNetworkRetries: 0 });

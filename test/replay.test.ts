@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { zendeskEnv } from './support/desk-stack';
 import { after, before, test } from 'node:test';
 import { Worker } from '@temporalio/worker';
 import { decideRefund, deliverEvent, waitUntilSettled } from '../src/client/investigations';
@@ -14,6 +13,7 @@ import { settle, untilStatus } from './support/scripted-run';
 import { startTestWorker, type TestWorker } from './support/temporal';
 import { openTestDatabase } from './support/db';
 import type { Database } from '../src/db/pool';
+import { firstTicketIdOfFile, zendeskEnv } from './support/desk-stack';
 
 // Determinism: a recorded history must replay against today's workflow code without a
 // nondeterminism error. Each case below is run now and its history replayed; the same cases are
@@ -39,7 +39,7 @@ const closesSoonRemote = settingsWith({ CASEWORK_FOLLOW_UP_WINDOW_SECONDS: '2', 
 before(async () => {
   db = await openTestDatabase({ seed: true });
   offline = await startTestWorker({ pool: db.app });
-  zendesk = await startDeskStandin({ firstTicketId: 100_000 + Math.floor(Math.random() * 800_000) * 10 });
+  zendesk = await startDeskStandin({ firstTicketId: firstTicketIdOfFile() });
   desk = await startTestWorker({
     pool: db.app,
     model,

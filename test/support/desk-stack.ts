@@ -23,6 +23,14 @@ export const FRESHDESK_TOKEN = 'freshdesk-token-for-tests-0123456789';
 export const ZENDESK_REQUESTER = 8447388090494;
 export const CUSTOMER = 'cust_dana';
 
+/**
+ * Where a test file's desk stand-in numbers its tickets: stand-ins of different test files share
+ * one Temporal server, and a ticket's workflow id is its number, so their ids must not meet.
+ */
+export function firstTicketIdOfFile(): number {
+  return 100_000 + Math.floor(Math.random() * 800_000) * 10;
+}
+
 /** A worker's settings for the Zendesk stand-in: its address, the agent's credentials and the webhook secret. */
 export function zendeskEnv(standin: DeskStandin): Record<string, string> {
   return {
@@ -51,8 +59,7 @@ export interface DeskStack {
 export function deskStack(options: { env?: Record<string, string>; settings?: Record<string, string> } = {}): DeskStack {
   const stack = { logs: [] } as unknown as DeskStack;
   before(async () => {
-    // Stand-ins of different test files share one Temporal server: their ticket ids must not meet.
-    stack.standin = await startDeskStandin({ firstTicketId: 100_000 + Math.floor(Math.random() * 800_000) * 10 });
+    stack.standin = await startDeskStandin({ firstTicketId: firstTicketIdOfFile() });
     stack.db = await openTestDatabase({ seed: true });
     stack.model = scriptedModel();
     const zendesk = {
