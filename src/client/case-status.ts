@@ -1,5 +1,6 @@
 import { QueryNotRegisteredError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { defaultPayloadConverter, type LoadedDataConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
 import { NotFoundError } from '../errors';
 import { EMPTY_AGENT_NOTES } from '../context/agent-notes';
 import { CustomerErasedError } from '../temporal/codec/customer-keys';
@@ -150,9 +151,14 @@ export async function runInput(client: Client, run: CaseRun): Promise<Investigat
     execution: { workflowId: run.workflowId, runId: run.runId },
     maximumPageSize: 1,
   });
-  const started = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes;
+  return inputOfHistory(client.options.loadedDataConverter, page.history?.events ?? []);
+}
+
+/** The input a run's history begins with (its started event), decoded; undefined when the first event is not that. */
+export async function inputOfHistory(converter: LoadedDataConverter, events: readonly temporal.api.history.v1.IHistoryEvent[]): Promise<InvestigationInput | undefined> {
+  const started = events[0]?.workflowExecutionStartedEventAttributes;
   if (!started) return undefined;
-  const [input] = (await decodeHistoryPayloads(client.options.loadedDataConverter, started.input?.payloads)) as (InvestigationInput | undefined)[];
+  const [input] = (await decodeHistoryPayloads(converter, started.input?.payloads)) as (InvestigationInput | undefined)[];
   return input;
 }
 

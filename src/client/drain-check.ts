@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { SA } from '../schemas/search-attributes';
-import { runInput } from './case-status';
+import { inputOfHistory } from './case-status';
 import { patchMarkers, strandingPatches } from './removed-patches';
 
 // Before a release that removes a way of running from the workflow code, the runs recorded in
@@ -39,9 +39,10 @@ export async function undrainedRuns(client: Client, options: { taskQueue?: strin
   const found: UndrainedRun[] = [];
   for await (const execution of client.workflow.list({ query: runningInvestigationsQuery(options.taskQueue), pageSize: 100 })) {
     const run = { workflowId: execution.workflowId, runId: execution.runId };
-    const input = await runInput(client, { ...run, taskQueue: execution.taskQueue, state: 'running' });
-    const history = await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
-    const patches = strandingPatches(await patchMarkers(client.options.loadedDataConverter, history.events ?? []));
+    // One read of the history answers both: its started event holds the input, its markers the patches.
+    const events = (await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory()).events ?? [];
+    const input = await inputOfHistory(client.options.loadedDataConverter, events);
+    const patches = strandingPatches(await patchMarkers(client.options.loadedDataConverter, events));
     const inWorkflowTranscript = input?.settings?.historyByReference !== true;
     if (!inWorkflowTranscript && patches.length === 0) continue;
     const status = execution.typedSearchAttributes.get(SA.status);
