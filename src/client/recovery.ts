@@ -9,7 +9,7 @@ import { MissingEntryError, type TranscriptLog } from '../db/transcript-log';
 import type { BrokenRun, CarriedState, InboxMessage, InvestigationInput, RecoveredFrom } from '../schemas/investigation';
 import type { LogEntry, StepPlan } from '../schemas/transcript-log';
 import { carriedStateQuery } from '../workflows/investigation-api';
-import { decodeHistoryPayloads } from '../temporal/history-payloads';
+import { decodeHistoryPayloads, LOCAL_ACTIVITY_MARKER } from '../temporal/history-payloads';
 import { freshState } from '../workflows/state';
 
 // Recovering a broken run (FAILED, TERMINATED, TIMED_OUT, CANCELLED: a bug, since casework turns
@@ -81,9 +81,6 @@ export function stateFromHistory(facts: HistoryFacts): CarriedState | null {
   }
   return { ...base, transcript, inbox, seenEventIds: [...seen] };
 }
-
-/** The marker a local activity leaves in history (sdk-core's name): its details hold `data` (type, id) and `result`. */
-const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
 
 /** Decodes the facts stateFromHistory needs from one run's history: stored payloads fetched, then decrypted. */
 async function readHistory(client: Client, workflowId: string, runId: string): Promise<HistoryFacts> {

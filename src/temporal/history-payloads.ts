@@ -2,6 +2,9 @@ import type { LoadedDataConverter, Payload } from '@temporalio/common';
 import { decodeArrayFromPayloads, ExternalStorageRunner, isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
 import { BadInputError } from '../errors';
 
+/** The marker a local activity leaves in history (sdk-core's name): its details hold `data` (activity type, id) and `result`. */
+export const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+
 /** A history holds payloads stored by reference, and this process has no payload store to fetch them from. */
 export class NoPayloadStoreError extends BadInputError {}
 

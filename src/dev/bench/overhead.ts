@@ -22,6 +22,7 @@ import { median } from './stats';
 import { loadavg } from 'node:os';
 import type { temporal } from '@temporalio/proto';
 import { historySizes } from './workflow';
+import { LOCAL_ACTIVITY_MARKER } from '../../temporal/history-payloads';
 
 type Out = (line: string) => void;
 
@@ -161,7 +162,7 @@ export function partsOf(events: readonly temporal.api.history.v1.IHistoryEvent[]
     if (e.workflowTaskCompletedEventAttributes) parts.taskRunMs += since(e.workflowTaskCompletedEventAttributes.startedEventId, e);
     if (e.activityTaskStartedEventAttributes) parts.activityDispatchMs += since(e.activityTaskStartedEventAttributes.scheduledEventId, e);
     if (e.activityTaskCompletedEventAttributes) parts.activityRunMs += since(e.activityTaskCompletedEventAttributes.startedEventId, e);
-    if (e.markerRecordedEventAttributes?.markerName === 'core_local_activity') parts.localActivities += 1;
+    if (e.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER) parts.localActivities += 1;
   }
   return parts;
 }
