@@ -11,6 +11,7 @@ export interface StubCalls {
   query?: () => Promise<unknown>;
   executeUpdate?: () => Promise<unknown>;
   signal?: () => Promise<void>;
+  describe?: () => Promise<unknown>;
 }
 
 function notFound(): Promise<never> {
@@ -39,7 +40,8 @@ export function stubTemporalClient(calls: StubCalls = {}): Client & { sent: stri
           sent.push(workflowId);
           return calls.signal ? calls.signal() : notFound();
         },
-        describe: async () => ({ runId: 'run-stub' }),
+        // Like the others, not found unless overridden: a described run always has a status, which a bare run id lacked.
+        describe: calls.describe ?? notFound,
       }),
     },
   };
