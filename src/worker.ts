@@ -152,9 +152,25 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     // Off, no activity is asked for eagerly (the SDK asks for one on its own task queue by default).
     ...(config.CASEWORK_EAGER_ACTIVITIES === 'false' ? { maxEagerActivityReservationsPerWorkflowTask: 0 } : {}),
     ...(versioning ? { workerDeploymentOptions: versioning } : {}),
-    ...(config.CASEWORK_WORKFLOW_CACHE_SIZE === undefined ? {} : { maxCachedWorkflows: config.CASEWORK_WORKFLOW_CACHE_SIZE }),
+    ...(config.CASEWORK_WORKFLOW_CACHE_SIZE === undefined ? {} : cacheOptions(config.CASEWORK_WORKFLOW_CACHE_SIZE)),
     ...(deps.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: deps.shutdownGraceMs }),
   });
+}
+
+/** The SDK's own bound on workflow tasks run at once; a cache of four times this or more keeps it. */
+const SDK_WORKFLOW_TASK_SLOTS = 40;
+
+/**
+ * A cache of `size` investigations, and the workflow tasks and local activities run at once
+ * bounded to a quarter of it (at least 2, the SDK's floor). A model call runs inside its
+ * workflow task, and the cache evicts its least recently used case to make room for another:
+ * with as many tasks at once as slots in the cache (the SDK's own bound), the case evicted
+ * could be one whose calls were in flight, its task lost, timed out by the server and its
+ * model calls made again. test/small-cache.test.ts opens 24 cases on a cache of 8.
+ */
+export function cacheOptions(size: number): Pick<WorkerOptions, 'maxCachedWorkflows' | 'maxConcurrentWorkflowTaskExecutions' | 'maxConcurrentLocalActivityExecutions'> {
+  const slots = Math.max(2, Math.min(SDK_WORKFLOW_TASK_SLOTS, Math.floor(size / 4)));
+  return { maxCachedWorkflows: size, maxConcurrentWorkflowTaskExecutions: slots, maxConcurrentLocalActivityExecutions: slots };
 }
 
 /** The retention activity's settings, its check that an investigation has closed, and its metrics. */

@@ -171,6 +171,18 @@ describe('transcript log', () => {
       assert.doesNotMatch(kept.rows[0].body.toString('latin1'), /parcel 5102/, 'the kept reply is ciphertext at rest');
     });
 
+    test('a local call run again as a first attempt (its task lost to an eviction) returns the kept reply without asking the model', async () => {
+      const workflowId = unique('investigation');
+      const model = countingModel(says('Your parcel 5102 was left at Block B.'), says('A different answer the second time.'));
+      const { callModelOnPlan } = createTranscriptActivities({ model, log });
+      const local = <T>(fn: () => Promise<T>) =>
+        new MockActivityEnvironment({ workflowExecution: { workflowId, runId: 'run-1' }, activityId: '3', attempt: 1, isLocal: true }).run<[], T, () => Promise<T>>(fn);
+      const first = await local(() => callModelOnPlan(planFor(2)));
+      const again = await local(() => callModelOnPlan(planFor(2)));
+      assert.equal(model.asked(), 1, 'the replayed call did not ask the model');
+      assert.deepEqual(again, first);
+    });
+
     test('another model call at the same entry number (after an empty reply) or a new run asks the model', async () => {
       const workflowId = unique('investigation');
       const model = countingModel([], says('Delivered on 12 October.'), says('Delivered on 12 October, as before.'));

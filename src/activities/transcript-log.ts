@@ -62,10 +62,12 @@ function modelCall(): { key: ReplyKey; retry: boolean; local: boolean } | undefi
 
 /**
  * The answer an earlier attempt of this call kept, logged when found (the context logger adds
- * the workflow id, activity type and attempt). A first attempt has no earlier one: no read.
+ * the workflow id, activity type and attempt). A remote call's first attempt has no earlier one:
+ * no read. A local call's may: a run evicted from the worker's cache while its task ran loses
+ * that task, and the replay runs the call again as a first attempt, under the same id.
  */
 async function keptAnswer<T>(log: TranscriptLog, call: ReturnType<typeof modelCall>, what: string, fields: (kept: T) => Record<string, unknown>): Promise<T | undefined> {
-  if (!call?.retry) return undefined;
+  if (!call || (!call.retry && !call.local)) return undefined;
   const kept = (await log.replyOf(call.key)) as T | undefined;
   if (kept) Context.current().log.info(`${what} kept by an earlier attempt, not asked again`, fields(kept));
   return kept;
