@@ -65,7 +65,8 @@ export interface CapacityRun {
   };
   /** Where each sampled follow-up's time went, from its history's event times. */
   timelines: { cached: FollowUpTimeline[]; evicted: FollowUpTimeline[] };
-  history: { n: number; medianBytes: number; maxBytes: number; medianEvents: number };
+  /** Sampled histories: sizes, and how many cases lost a workflow task (timed out by the server, e.g. evicted mid-turn). */
+  history: { n: number; medianBytes: number; maxBytes: number; medianEvents: number; lostTasks: number; casesLosingTasks: number };
   /** KB of worker RSS per added case while the cache filled, and after it was full (null when it never filled). */
   kbPerCase: { filling: number; full: number | null };
 }
@@ -130,6 +131,7 @@ export function capacityTable(run: CapacityRun): string[] {
   );
   lines.push(
     `  history per case after one follow-up: ${n(run.history.medianBytes)} bytes median, ${n(run.history.maxBytes)} max, ${run.history.medianEvents} events (${run.history.n} cases)`,
+    `  workflow tasks lost (timed out by the server, e.g. a case evicted mid-turn): ${run.history.lostTasks} in ${run.history.casesLosingTasks} of the ${run.history.n} sampled cases`,
   );
   lines.push(...targetLines(run));
   return lines;

@@ -294,6 +294,7 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
     const replayed = histories.length + 1;
     const sortedReplay = [...replayMs].sort((a, b) => a - b);
     const bytes = sizes.map((s) => s.bytes).sort((a, b) => a - b);
+    const lost = histories.map((h) => (h.history.events ?? []).filter((e) => e.workflowTaskTimedOutEventAttributes).length);
 
     // Memory per added case while the cache filled and once it was full.
     const slope = (a: RssSample, b: RssSample) => ((b.rssMb - a.rssMb) * 1024) / (b.open - a.open);
@@ -326,7 +327,14 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
         fetchMsPerWorkflow: round(counted.fetched.ms / replayed, 2),
       },
       timelines: { cached: timelineOf(cachedPick), evicted: timelineOf(evictedPick) },
-      history: { n: sizes.length, medianBytes: median(bytes), maxBytes: bytes[bytes.length - 1] ?? 0, medianEvents: median(sizes.map((s) => s.events)) },
+      history: {
+        n: sizes.length,
+        medianBytes: median(bytes),
+        maxBytes: bytes[bytes.length - 1] ?? 0,
+        medianEvents: median(sizes.map((s) => s.events)),
+        lostTasks: lost.reduce((a, b) => a + b, 0),
+        casesLosingTasks: lost.filter((l) => l > 0).length,
+      },
       kbPerCase,
     };
   } finally {
