@@ -31,7 +31,10 @@ after(async () => {
 
 test(`${CASES} cases opened at once on a worker caching ${CACHE} lose no workflow task, and the model is asked once a step`, async () => {
   const opened = await Promise.all(Array.from({ length: CASES }, () => send(tw, example('dana-5102'))));
-  assert.ok(opened.every((s) => s.status === 'awaiting_approval' || s.status === 'waiting_for_customer'), opened.map((s) => s.status).join(', '));
+  assert.ok(
+    opened.every((s) => s.status === 'awaiting_approval' || s.status === 'waiting_for_customer'),
+    opened.map((s) => s.status).join(', '),
+  );
   // The investigation's own calls (memory's supersede checks and sub-agents' reads are others).
   const asked = () => model.requests.filter((r) => r.purpose === 'investigate').length;
   let timedOut = 0;
@@ -48,7 +51,9 @@ test(`${CASES} cases opened at once on a worker caching ${CACHE} lose no workflo
   assert.equal(asked(), modelSteps, 'model calls made against model steps recorded');
 });
 
-function markerActivityType(event: { markerRecordedEventAttributes?: { details?: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null } | null }): string | undefined {
+function markerActivityType(event: {
+  markerRecordedEventAttributes?: { details?: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null } | null;
+}): string | undefined {
   const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
   if (!data) return undefined;
   return (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type;
