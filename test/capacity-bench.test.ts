@@ -78,7 +78,7 @@ describe('casework bench capacity', { skip: !baseUrl && 'needs DATABASE_URL: the
       /^ {2}cached +\d+ +1 +[\d.]+ +[\d.]+ +[\d.]+\/[\d.]+ +-?[\d.]+ +-?[\d.]+$/,
       /^ {2}replay \(Worker\.runReplayHistories\): \d+ workflows of \d+ events/,
       /^ {2}history per case after one follow-up: [\d,.]+ bytes median/,
-      /^ {2}replay's data converter per workflow: [\d.]+ payloads decrypted \([\d.]+ ms\), [\d.]+ fetched from the payload store/,
+      /^ {2}replay's data converter per workflow: [\d.]+ payloads decrypted \([\d.]+ ms\), [\d.]+ encrypted \([\d.]+ ms\), [\d.]+ fetched from the payload store/,
       /^ {2}where a follow-up's time went \(history event times/,
       /^ {2}send → reply at the desk +[\d.]+\/[\d.]+/,
       /^ {2}target: RSS grows sub-linearly once the cache is full — /,

@@ -57,9 +57,11 @@ export interface CapacityRun {
     p50: number;
     p95: number;
     events: number;
-    /** Per replayed workflow: payloads decrypted and the ms it took; payloads fetched from the payload store and the ms it took. */
+    /** Per replayed workflow: payloads decrypted, payloads encrypted (the commands made again), payloads fetched from the payload store, and the ms each took. */
     decodedPerWorkflow: number;
     decodeMsPerWorkflow: number;
+    encodedPerWorkflow: number;
+    encodeMsPerWorkflow: number;
     fetchedPerWorkflow: number;
     fetchMsPerWorkflow: number;
   };
@@ -121,7 +123,7 @@ export function capacityTable(run: CapacityRun): string[] {
   );
   const r = run.replay;
   lines.push(
-    `  replay's data converter per workflow: ${r.decodedPerWorkflow} payloads decrypted (${r.decodeMsPerWorkflow} ms), ${r.fetchedPerWorkflow} fetched from the payload store (${r.fetchMsPerWorkflow} ms)`,
+    `  replay's data converter per workflow: ${r.decodedPerWorkflow} payloads decrypted (${r.decodeMsPerWorkflow} ms), ${r.encodedPerWorkflow} encrypted (${r.encodeMsPerWorkflow} ms), ${r.fetchedPerWorkflow} fetched from the payload store (${r.fetchMsPerWorkflow} ms)`,
   );
   lines.push(
     ...timelineTable([

@@ -13,7 +13,7 @@ import { investigationId, type TicketEvent } from '../../schemas/event';
 import { investigationSettings } from '../../settings';
 import { connectClient } from '../../temporal/client';
 import { dataConverterFor, historyCodecFor, storageDriverFor } from '../../temporal/data-converter';
-import type { Payload, StorageDriver } from '@temporalio/common';
+import type { Payload, SerializationContext, StorageDriver } from '@temporalio/common';
 import { installTelemetry } from '../../observability/logging';
 import { writeWorkflowBundle } from '../../worker';
 import { seedDemoData } from '../demo-data/seed';
@@ -104,10 +104,13 @@ interface Counted {
 
 /**
  * The bench's replay data converter, the worker's own (the same codec and payload store), with
- * each stage counted: payloads decrypted, and payloads fetched from the payload store.
+ * each stage counted: payloads decrypted, payloads encrypted (a replay encodes the commands it
+ * makes again, as the worker does, though the server already has them), and payloads fetched
+ * from the payload store.
  */
-function countingParts(config: Config, pool: Pool): { dataConverter: ReturnType<typeof dataConverterFor>; decoded: Counted; fetched: Counted } {
+function countingParts(config: Config, pool: Pool): { dataConverter: ReturnType<typeof dataConverterFor>; decoded: Counted; encoded: Counted; fetched: Counted } {
   const decoded: Counted = { payloads: 0, ms: 0 };
+  const encoded: Counted = { payloads: 0, ms: 0 };
   const fetched: Counted = { payloads: 0, ms: 0 };
   const timed = async <T>(into: Counted, n: number, fn: () => Promise<T>): Promise<T> => {
     const started = performance.now();
@@ -120,8 +123,9 @@ function countingParts(config: Config, pool: Pool): { dataConverter: ReturnType<
   };
   // The worker's history codec: customers' keys (looked up once, then cached) where its payloads are under them.
   const codec = historyCodecFor(config, pool);
+  // The serialization context names the investigation, whose customer's key the codec encrypts under.
   const countingCodec = {
-    encode: (payloads: Payload[]) => codec.encode(payloads),
+    encode: (payloads: Payload[], context?: SerializationContext) => timed(encoded, payloads.length, () => codec.encode(payloads, context)),
     decode: (payloads: Payload[]) => timed(decoded, payloads.length, () => codec.decode(payloads)),
   };
   const store = storageDriverFor(config, pool);
@@ -131,7 +135,7 @@ function countingParts(config: Config, pool: Pool): { dataConverter: ReturnType<
     store: (context, payloads) => store.store(context, payloads),
     retrieve: (context, claims) => timed(fetched, claims.length, () => store.retrieve(context, claims)),
   };
-  return { dataConverter: dataConverterFor(config, pool, { codec: countingCodec, ...(driver ? { driver } : {}) }), decoded, fetched };
+  return { dataConverter: dataConverterFor(config, pool, { codec: countingCodec, ...(driver ? { driver } : {}) }), decoded, encoded, fetched };
 }
 
 interface RunContext {
@@ -323,6 +327,8 @@ async function oneRun(ctx: RunContext, cache: 'default' | number, out: Out): Pro
         events: median(sizes.map((s) => s.events)),
         decodedPerWorkflow: round(counted.decoded.payloads / replayed),
         decodeMsPerWorkflow: round(counted.decoded.ms / replayed, 2),
+        encodedPerWorkflow: round(counted.encoded.payloads / replayed),
+        encodeMsPerWorkflow: round(counted.encoded.ms / replayed, 2),
         fetchedPerWorkflow: round(counted.fetched.payloads / replayed),
         fetchMsPerWorkflow: round(counted.fetched.ms / replayed, 2),
       },
