@@ -29,7 +29,11 @@ after(async () => {
   await db?.close();
 });
 
-test(`${CASES} cases opened at once on a worker caching ${CACHE} lose no workflow task, and the model is asked once a step`, async () => {
+// The embedded Postgres runs every connection on one session, where 24 cases opened at once
+// interleave their queries ("portal does not exist"); a real server (DATABASE_URL, as in CI) is needed.
+const EMBEDDED = process.env.DATABASE_URL ? false : 'the embedded Postgres serves one session; 24 cases at once need DATABASE_URL';
+
+test(`${CASES} cases opened at once on a worker caching ${CACHE} lose no workflow task, and the model is asked once a step`, { skip: EMBEDDED }, async () => {
   const opened = await Promise.all(Array.from({ length: CASES }, () => send(tw, example('dana-5102'))));
   assert.ok(
     opened.every((s) => s.status === 'awaiting_approval' || s.status === 'waiting_for_customer'),
