@@ -157,20 +157,25 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
   });
 }
 
-/** The SDK's own bound on workflow tasks run at once; a cache of four times this or more keeps it. */
+/** The SDK's own bounds on workflow tasks and local activities run at once; a large enough cache keeps them. */
 const SDK_WORKFLOW_TASK_SLOTS = 40;
+const SDK_LOCAL_ACTIVITY_SLOTS = 100;
 
 /**
  * A cache of `size` investigations, and the workflow tasks and local activities run at once
- * bounded to a quarter of it (at least 2, the SDK's floor). A model call runs inside its
- * workflow task, and the cache evicts its least recently used case to make room for another:
- * with as many tasks at once as slots in the cache (the SDK's own bound), the case evicted
- * could be one whose calls were in flight, its task lost, timed out by the server and its
- * model calls made again. test/small-cache.test.ts opens 24 cases on a cache of 8.
+ * bounded to a quarter of it (at least 2, the SDK's floor; at most the SDK's own bounds). A
+ * model call runs inside its workflow task, and the cache evicts its least recently used case to
+ * make room for another: with as many tasks at once as slots in the cache (the SDK's own bound),
+ * the case evicted could be one whose calls were in flight, its task lost, timed out by the
+ * server and its model calls made again. test/small-cache.test.ts opens 24 cases on a cache of 8.
  */
 export function cacheOptions(size: number): Pick<WorkerOptions, 'maxCachedWorkflows' | 'maxConcurrentWorkflowTaskExecutions' | 'maxConcurrentLocalActivityExecutions'> {
-  const slots = Math.max(2, Math.min(SDK_WORKFLOW_TASK_SLOTS, Math.floor(size / 4)));
-  return { maxCachedWorkflows: size, maxConcurrentWorkflowTaskExecutions: slots, maxConcurrentLocalActivityExecutions: slots };
+  const quarter = Math.max(2, Math.floor(size / 4));
+  return {
+    maxCachedWorkflows: size,
+    maxConcurrentWorkflowTaskExecutions: Math.min(SDK_WORKFLOW_TASK_SLOTS, quarter),
+    maxConcurrentLocalActivityExecutions: Math.min(SDK_LOCAL_ACTIVITY_SLOTS, quarter),
+  };
 }
 
 /** The retention activity's settings, its check that an investigation has closed, and its metrics. */
