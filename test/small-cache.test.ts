@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Database } from '../src/db/pool';
-import { LOCAL_ACTIVITY_MARKER } from '../src/temporal/history-payloads';
-import { openTestDatabase } from './support/db';
+import { localActivityOf } from '../src/temporal/history-payloads';
+import { EMBEDDED_SHARED_SESSION, openTestDatabase } from './support/db';
 import { example, send } from './support/investigate';
 import { recordingModel, startTestWorker, type TestWorker } from './support/temporal';
 
@@ -31,7 +31,7 @@ after(async () => {
 
 // The embedded Postgres runs every connection on one session, where 24 cases opened at once
 // interleave their queries ("portal does not exist"); a real server (DATABASE_URL, as in CI) is needed.
-const EMBEDDED = process.env.DATABASE_URL ? false : 'the embedded Postgres serves one session; 24 cases at once need DATABASE_URL';
+const EMBEDDED = EMBEDDED_SHARED_SESSION && 'the embedded Postgres serves one session; 24 cases at once need DATABASE_URL';
 
 test(`${CASES} cases opened at once on a worker caching ${CACHE} lose no workflow task, and the model is asked once a step`, { skip: EMBEDDED }, async () => {
   const opened = await Promise.all(Array.from({ length: CASES }, () => send(tw, example('dana-5102'))));
@@ -44,21 +44,14 @@ test(`${CASES} cases opened at once on a worker caching ${CACHE} lose no workflo
   let timedOut = 0;
   let failedTasks = 0;
   let modelSteps = 0;
+  const converter = tw.client.options.loadedDataConverter;
   for (const status of opened) {
     const events = (await tw.client.workflow.getHandle(status.workflowId).fetchHistory()).events ?? [];
     timedOut += events.filter((e) => e.workflowTaskTimedOutEventAttributes).length;
     failedTasks += events.filter((e) => e.workflowTaskFailedEventAttributes).length;
-    // Each recorded model step is one marker of callModelOnPlan (the marker's details name the activity type).
-    modelSteps += events.filter((e) => e.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER && markerActivityType(e) === 'callModelOnPlan').length;
+    // Each recorded model step is one marker of callModelOnPlan.
+    for (const event of events) if ((await localActivityOf(converter, event))?.activity_type === 'callModelOnPlan') modelSteps += 1;
   }
   assert.equal(timedOut, 0, `workflow tasks timed out (the model was asked ${asked()} times for ${modelSteps} recorded steps; ${failedTasks} failed tasks)`);
   assert.equal(asked(), modelSteps, 'model calls made against model steps recorded');
 });
-
-function markerActivityType(event: {
-  markerRecordedEventAttributes?: { details?: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null } | null;
-}): string | undefined {
-  const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
-  if (!data) return undefined;
-  return (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type;
-}

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { investigationId } from '../src/schemas/event';
-import { decodeHistoryPayloads } from '../src/temporal/history-payloads';
+import { decodeHistoryPayloads, localActivityOf } from '../src/temporal/history-payloads';
 import { dataConverterFor } from '../src/temporal/data-converter';
 import { attemptsWithin } from '../src/workflows/activities';
 import { LOCAL_READ_TOOLS, sideBySideGroups } from '../src/workflows/tool-dispatch';
@@ -30,11 +30,15 @@ async function toolCallsIn(events: Event[]) {
   const calls: { type: string; local: boolean; summary: string; task: string; seq: number }[] = [];
   for (const event of events) {
     const summary = event.userMetadata?.summary ? String((await decodeHistoryPayloads(converter, [event.userMetadata.summary]))[0]) : '';
-    const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName === 'core_local_activity') {
-      const [data] = (await decodeHistoryPayloads(converter, marker.details?.data?.payloads)) as { activity_type: string; activity_id: string }[];
-      calls.push({ type: data!.activity_type, local: true, summary, task: String(marker.workflowTaskCompletedEventId), seq: Number(data!.activity_id) });
-    }
+    const local = await localActivityOf(converter, event);
+    if (local)
+      calls.push({
+        type: local.activity_type!,
+        local: true,
+        summary,
+        task: String(event.markerRecordedEventAttributes!.workflowTaskCompletedEventId),
+        seq: Number(local.activity_id),
+      });
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled)
       calls.push({ type: scheduled.activityType!.name!, local: false, summary, task: String(scheduled.workflowTaskCompletedEventId), seq: Number(scheduled.activityId) });

@@ -9,7 +9,7 @@ import { MissingEntryError, type TranscriptLog } from '../db/transcript-log';
 import type { BrokenRun, CarriedState, InboxMessage, InvestigationInput, RecoveredFrom } from '../schemas/investigation';
 import type { LogEntry, StepPlan } from '../schemas/transcript-log';
 import { carriedStateQuery } from '../workflows/investigation-api';
-import { decodeHistoryPayloads, LOCAL_ACTIVITY_MARKER } from '../temporal/history-payloads';
+import { decodeHistoryPayloads, localActivityOf } from '../temporal/history-payloads';
 import { freshState } from '../workflows/state';
 
 // Recovering a broken run (FAILED, TERMINATED, TIMED_OUT, CANCELLED: a bug, since casework turns
@@ -107,15 +107,12 @@ async function readHistory(client: Client, workflowId: string, runId: string): P
     }
     // A local model call (the default) leaves one marker: its reply, with the plan it was sent beside it.
     const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName === LOCAL_ACTIVITY_MARKER) {
-      const [data] = (await decodeHistoryPayloads(converter, marker.details?.data?.payloads)) as ({ activity_type?: string } | undefined)[];
-      if (data?.activity_type === 'callModelOnPlan') {
-        const [reply] = (await decodeHistoryPayloads(converter, marker.details?.result?.payloads)) as ({ content?: ContentBlockParam[]; sent?: StepPlan } | undefined)[];
-        if (reply?.sent) {
-          facts.lastPlan = reply.sent;
-          facts.lastReply = reply.content;
-          lastRequestEvent = undefined;
-        }
+    if (marker && (await localActivityOf(converter, event))?.activity_type === 'callModelOnPlan') {
+      const [reply] = (await decodeHistoryPayloads(converter, marker.details?.result?.payloads)) as ({ content?: ContentBlockParam[]; sent?: StepPlan } | undefined)[];
+      if (reply?.sent) {
+        facts.lastPlan = reply.sent;
+        facts.lastReply = reply.content;
+        lastRequestEvent = undefined;
       }
     }
     const completed = event.activityTaskCompletedEventAttributes;

@@ -1,4 +1,5 @@
 import type { LoadedDataConverter, Payload } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
 import { decodeArrayFromPayloads, ExternalStorageRunner, isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
 import { BadInputError } from '../errors';
 
@@ -25,4 +26,15 @@ export async function decodeHistoryPayloads(converter: LoadedDataConverter, payl
     resolved = await new ExternalStorageRunner(converter.externalStorage).retrieve(resolved);
   }
   return decodeArrayFromPayloads(converter, resolved);
+}
+
+/** The local activity a history event records as its marker (type and id, decoded), or undefined when the event is no such marker. */
+export async function localActivityOf(
+  converter: LoadedDataConverter,
+  event: temporal.api.history.v1.IHistoryEvent,
+): Promise<{ activity_type?: string; activity_id?: string } | undefined> {
+  const marker = event.markerRecordedEventAttributes;
+  if (marker?.markerName !== LOCAL_ACTIVITY_MARKER) return undefined;
+  const [data] = (await decodeHistoryPayloads(converter, marker.details?.data?.payloads)) as ({ activity_type?: string; activity_id?: string } | undefined)[];
+  return data;
 }
